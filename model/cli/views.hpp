@@ -1,0 +1,52 @@
+// Views: render model results as text or JSON. The model fills the structs; views only print.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "roofcast/occupancy.hpp"
+#include "roofcast/spec.hpp"
+
+namespace roofcast::views {
+
+/// One occupancy question and its answer, with an optional sweep.
+struct OccupancyReport {
+  GpuSpec gpu;
+  KernelLaunch launch;
+  OccupancyResult result;
+  std::optional<SweepAxis> sweep_axis;
+  std::vector<SweepStep> sweep;
+};
+
+OccupancyReport make_occupancy_report(const GpuSpec& gpu, const KernelLaunch& launch,
+                                      std::optional<SweepAxis> sweep_axis);
+
+std::string occupancy_text(const OccupancyReport& report);
+nlohmann::json occupancy_json(const OccupancyReport& report);
+
+std::string gpus_text(const std::vector<GpuSpec>& gpus);
+nlohmann::json gpus_json(const std::vector<GpuSpec>& gpus);
+
+/// A named kernel resource profile for the overview table.
+struct KernelProfile {
+  std::string name;
+  KernelLaunch launch;
+};
+
+/// Resource profiles typical of the SGEMM ladder's rungs (illustrative, not measured).
+const std::vector<KernelProfile>& representative_kernels();
+
+struct OccupancyTable {
+  std::vector<GpuSpec> gpus;
+  std::vector<KernelProfile> kernels;
+  std::vector<std::vector<OccupancyResult>> results;  // [gpu][kernel]
+};
+
+OccupancyTable make_occupancy_table(const std::vector<GpuSpec>& gpus,
+                                    const std::vector<KernelProfile>& kernels);
+std::string occupancy_table_text(const OccupancyTable& table);
+nlohmann::json occupancy_table_json(const OccupancyTable& table);
+
+}  // namespace roofcast::views

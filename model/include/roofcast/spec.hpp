@@ -1,0 +1,142 @@
+// GPU specification: immutable, validated facts about one GPU product, loaded from
+// data/gpus/*.json (embedded at build time) or from a user's file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roofcast {
+
+/// The schema_version this build reads. A file with another version is rejected.
+inline constexpr int kSpecSchemaVersion = 1;
+
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+};
+
+/// Per-SM resource limits. Units are in the names; registers are 32-bit registers.
+struct SmLimits {
+  int warp_size = 0;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  int registers_per_sm = 0;
+  int max_registers_per_block = 0;
+  /// 255 on every GPU in the database: the programming guide's limit and the most ptxas
+  /// allocates. cuda_occupancy.h uses 256 for cc >= 7, a count no compiled kernel can have.
+  int max_registers_per_thread = 0;
+  /// Registers are allocated per warp in multiples of this many registers.
+  int register_allocation_unit = 0;
+  /// The register file is split into this many sub-partitions (one per warp scheduler);
+  /// warps are placed whole into one sub-partition.
+  int register_file_subpartitions = 0;
+  /// The per-block register check rounds warps per block up to a multiple of this.
+  int warp_allocation_granularity = 0;
+  int shared_memory_per_sm_bytes = 0;
+  /// Legal L1/shared-memory carveouts, ascending, KiB; the last equals the SM's capacity.
+  std::vector<int> shared_memory_carveouts_KiB;
+  int shared_memory_per_block_default_bytes = 0;
+  int shared_memory_per_block_optin_bytes = 0;
+  int reserved_shared_memory_per_block_bytes = 0;
+  int shared_memory_allocation_granularity_bytes = 0;
+  int shared_memory_banks = 0;
+  int shared_memory_bank_width_bytes = 0;
+  int fp32_lanes_per_sm = 0;
+
+  int max_warps_per_sm() const { return max_threads_per_sm / warp_size; }
+};
+
+/// Whole-chip figures. GB is 1e9 bytes; MiB is 2^20.
+struct ChipFigures {
+  int sm_count = 0;
+  double boost_clock_MHz = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t dram_bytes = 0;
+  double dram_bw_GBps = 0;
+  int memory_bus_width_bits = 0;
+  double memory_clock_MHz = 0;
+};
+
+/// Vendor peak rates, TFLOPS (1e12 FLOP/s). Tensor figures are dense; an empty optional
+/// means the GPU has no such unit.
+struct PeakTflops {
+  double fp32 = 0;
+  double fp64 = 0;
+  std::optional<double> tf32_tensor_dense;
+  std::optional<double> fp16_tensor_dense;
+  std::optional<double> bf16_tensor_dense;
+  std::optional<double> fp8_tensor_dense;
+};
+
+/// Ceilings measured by roofcast's microbenchmarks on real hardware, kept apart from vendor
+/// figures. Each is optional; measurement_run names the run they came from.
+struct MeasuredCeilings {
+  std::string measurement_run;
+  std::optional<double> ffma_TFLOPS;
+  std::optional<double> dram_bw_GBps;
+  std::optional<double> l2_bw_GBps;
+  std::optional<double> shared_memory_bw_GBps;
+  std::optional<double> dram_latency_cycles;
+  std::optional<double> l2_latency_cycles;
+  std::optional<double> shared_memory_latency_cycles;
+};
+
+struct GpuSpec {
+  std::string id;
+  std::string name;
+  std::string architecture;
+  ComputeCapability compute_capability;
+  SmLimits sm;
+  ChipFigures chip;
+  PeakTflops peak_TFLOPS;
+  std::optional<MeasuredCeilings> measured;
+  /// Field path ("sm.warp_size") -> citation text, resolved through the file's references.
+  std::map<std::string, std::string> sources;
+  /// Where the spec came from: "embedded:h200-sxm.json" or a file path.
+  std::string origin;
+};
+
+/// A spec file that cannot be used. what() reads "FILE: field 'FIELD': expected EXPECTATION".
+class SpecError : public std::runtime_error {
+ public:
+  SpecError(std::string file, std::string field, std::string expectation);
+  const std::string& file() const { return file_; }
+  const std::string& field() const { return field_; }
+  const std::string& expectation() const { return expectation_; }
+
+ private:
+  std::string file_;
+  std::string field_;
+  std::string expectation_;
+};
+
+/// A GPU id that is not in the database. what() lists the known ids.
+class UnknownGpuError : public std::runtime_error {
+ public:
+  explicit UnknownGpuError(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// Parses and validates one spec document. `origin` names it in errors.
+GpuSpec parse_spec(std::string_view json_text, std::string_view origin);
+
+/// Reads, parses and validates a spec file. Throws SpecError (unreadable file included).
+GpuSpec load_spec_file(const std::filesystem::path& path);
+
+/// The specs embedded at build time from data/gpus/*.json, sorted by id; parsed once.
+const std::vector<GpuSpec>& embedded_specs();
+
+/// The embedded spec with this id; throws UnknownGpuError listing the known ids.
+const GpuSpec& embedded_spec(std::string_view id);
+
+/// Resolves a --gpu style argument: an embedded id, or a path to a JSON file when the
+/// argument ends in ".json".
+GpuSpec find_spec(std::string_view id_or_path);
+
+}  // namespace roofcast

@@ -1,0 +1,418 @@
+#include "roofcast/spec.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "embedded_files.hpp"
+
+namespace roofcast {
+namespace {
+
+using nlohmann::json;
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0)
+      out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+/// Reads the fields of one JSON object, remembering which keys it consumed so that
+/// unknown keys (typos) are reported instead of ignored.
+class ObjectReader {
+ public:
+  ObjectReader(const json& object, std::string path, const std::string& file,
+               std::vector<std::string>* consumed_paths)
+      : object_(object), path_(std::move(path)), file_(file), consumed_paths_(consumed_paths) {
+    if (!object_.is_object())
+      throw error(path_.empty() ? "<document>" : path_, "a JSON object");
+  }
+
+  SpecError error(const std::string& field, const std::string& expectation) const {
+    return SpecError(file_, field, expectation);
+  }
+
+  std::string field_path(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+
+  bool has(std::string_view key) const { return object_.contains(std::string(key)); }
+
+  const json& raw(std::string_view key, bool record_as_value = true) {
+    const std::string name(key);
+    if (!object_.contains(name))
+      throw error(field_path(key), "a value (the field is missing)");
+    consumed_.insert(name);
+    if (record_as_value && consumed_paths_ != nullptr) {
+      consumed_paths_->push_back(field_path(key));
+    }
+    return object_.at(name);
+  }
+
+  std::string string(std::string_view key, bool record_as_value = false) {
+    const json& value = raw(key, record_as_value);
+    if (!value.is_string() || value.get<std::string>().empty()) {
+      throw error(field_path(key), "a non-empty string, got " + value.dump());
+    }
+    return value.get<std::string>();
+  }
+
+  std::int64_t integer(std::string_view key, std::int64_t minimum) {
+    const json& value = raw(key);
+    return checked_integer(value, field_path(key), minimum);
+  }
+
+  int int32(std::string_view key, int minimum) {
+    const std::int64_t value = integer(key, minimum);
+    if (value > std::numeric_limits<int>::max()) {
+      throw error(field_path(key), "an integer below 2^31, got " + std::to_string(value));
+    }
+    return static_cast<int>(value);
+  }
+
+  double positive_number(std::string_view key) {
+    const json& value = raw(key);
+    return checked_positive_number(value, field_path(key));
+  }
+
+  /// A positive number, or null for "not supported by this GPU".
+  std::optional<double> positive_number_or_null(std::string_view key) {
+    const json& value = raw(key);
+    if (value.is_null())
+      return std::nullopt;
+    return checked_positive_number(value, field_path(key));
+  }
+
+  std::optional<double> optional_positive_number(std::string_view key) {
+    if (!has(key))
+      return std::nullopt;
+    return positive_number(key);
+  }
+
+  std::vector<int> integer_array(std::string_view key, int minimum) {
+    const json& value = raw(key);
+    const std::string where = field_path(key);
+    if (!value.is_array() || value.empty()) {
+      throw error(where, "a non-empty array of integers, got " + value.dump());
+    }
+    std::vector<int> out;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      out.push_back(static_cast<int>(
+          checked_integer(value[i], where + "[" + std::to_string(i) + "]", minimum)));
+    }
+    return out;
+  }
+
+  ObjectReader object(std::string_view key) {
+    const json& value = raw(key, false);
+    return ObjectReader(value, field_path(key), file_, consumed_paths_);
+  }
+
+  /// Rejects keys that no reader asked for.
+  void reject_unknown_keys() const {
+    for (const auto& item : object_.items()) {
+      if (consumed_.count(item.key()) == 0) {
+        throw error(field_path(item.key()), "no such field in schema_version " +
+                                                std::to_string(kSpecSchemaVersion) +
+                                                " (unknown field; check its spelling)");
+      }
+    }
+  }
+
+ private:
+  std::int64_t checked_integer(const json& value, const std::string& where,
+                               std::int64_t minimum) const {
+    if (!value.is_number_integer()) {
+      throw error(where, "an integer, got " + value.dump());
+    }
+    const std::int64_t number = value.get<std::int64_t>();
+    if (number < minimum) {
+      const std::string bound = minimum == 0   ? "a non-negative integer"
+                                : minimum == 1 ? "a positive integer"
+                                               : "an integer >= " + std::to_string(minimum);
+      throw error(where, bound + ", got " + std::to_string(number));
+    }
+    return number;
+  }
+
+  double checked_positive_number(const json& value, const std::string& where) const {
+    if (!value.is_number())
+      throw error(where, "a number, got " + value.dump());
+    const double number = value.get<double>();
+    if (!(number > 0))
+      throw error(where, "a positive number, got " + value.dump());
+    return number;
+  }
+
+  const json& object_;
+  std::string path_;
+  const std::string& file_;
+  std::vector<std::string>* consumed_paths_;
+  std::set<std::string> consumed_;
+};
+
+SmLimits read_sm_limits(ObjectReader sm) {
+  SmLimits limits;
+  limits.warp_size = sm.int32("warp_size", 1);
+  limits.max_threads_per_sm = sm.int32("max_threads_per_sm", 1);
+  limits.max_threads_per_block = sm.int32("max_threads_per_block", 1);
+  limits.max_blocks_per_sm = sm.int32("max_blocks_per_sm", 1);
+  limits.registers_per_sm = sm.int32("registers_per_sm", 1);
+  limits.max_registers_per_block = sm.int32("max_registers_per_block", 1);
+  limits.max_registers_per_thread = sm.int32("max_registers_per_thread", 1);
+  limits.register_allocation_unit = sm.int32("register_allocation_unit", 1);
+  limits.register_file_subpartitions = sm.int32("register_file_subpartitions", 1);
+  limits.warp_allocation_granularity = sm.int32("warp_allocation_granularity", 1);
+  limits.shared_memory_per_sm_bytes = sm.int32("shared_memory_per_sm_bytes", 1);
+  limits.shared_memory_carveouts_KiB = sm.integer_array("shared_memory_carveouts_KiB", 0);
+  limits.shared_memory_per_block_default_bytes =
+      sm.int32("shared_memory_per_block_default_bytes", 1);
+  limits.shared_memory_per_block_optin_bytes = sm.int32("shared_memory_per_block_optin_bytes", 1);
+  limits.reserved_shared_memory_per_block_bytes =
+      sm.int32("reserved_shared_memory_per_block_bytes", 0);
+  limits.shared_memory_allocation_granularity_bytes =
+      sm.int32("shared_memory_allocation_granularity_bytes", 1);
+  limits.shared_memory_banks = sm.int32("shared_memory_banks", 1);
+  limits.shared_memory_bank_width_bytes = sm.int32("shared_memory_bank_width_bytes", 1);
+  limits.fp32_lanes_per_sm = sm.int32("fp32_lanes_per_sm", 1);
+  sm.reject_unknown_keys();
+
+  // Cross-field rules: each error names the field that breaks it.
+  const std::vector<int>& carveouts = limits.shared_memory_carveouts_KiB;
+  for (std::size_t i = 1; i < carveouts.size(); ++i) {
+    if (carveouts[i] <= carveouts[i - 1]) {
+      throw sm.error("sm.shared_memory_carveouts_KiB",
+                     "strictly ascending carveouts, but " + std::to_string(carveouts[i]) +
+                         " follows " + std::to_string(carveouts[i - 1]));
+    }
+  }
+  const int capacity_KiB = limits.shared_memory_per_sm_bytes / 1024;
+  if (limits.shared_memory_per_sm_bytes % 1024 != 0) {
+    throw sm.error(
+        "sm.shared_memory_per_sm_bytes",
+        "a whole number of KiB, got " + std::to_string(limits.shared_memory_per_sm_bytes));
+  }
+  if (carveouts.back() > capacity_KiB) {
+    throw sm.error("sm.shared_memory_carveouts_KiB",
+                   "carveouts within the SM's shared memory (" + std::to_string(capacity_KiB) +
+                       " KiB), but the largest is " + std::to_string(carveouts.back()) + " KiB");
+  }
+  if (carveouts.back() != capacity_KiB) {
+    throw sm.error("sm.shared_memory_carveouts_KiB",
+                   "the largest carveout to equal shared_memory_per_sm_bytes (" +
+                       std::to_string(capacity_KiB) + " KiB), got " +
+                       std::to_string(carveouts.back()) + " KiB");
+  }
+  if (limits.max_threads_per_sm % limits.warp_size != 0) {
+    throw sm.error("sm.max_threads_per_sm", "a multiple of warp_size (" +
+                                                std::to_string(limits.warp_size) + "), got " +
+                                                std::to_string(limits.max_threads_per_sm));
+  }
+  if (limits.max_threads_per_block > limits.max_threads_per_sm) {
+    throw sm.error("sm.max_threads_per_block",
+                   "at most max_threads_per_sm (" + std::to_string(limits.max_threads_per_sm) +
+                       "), got " + std::to_string(limits.max_threads_per_block));
+  }
+  if (limits.registers_per_sm % limits.register_file_subpartitions != 0) {
+    throw sm.error("sm.register_file_subpartitions",
+                   "a divisor of registers_per_sm (" + std::to_string(limits.registers_per_sm) +
+                       "), got " + std::to_string(limits.register_file_subpartitions));
+  }
+  if (limits.max_registers_per_block > limits.registers_per_sm) {
+    throw sm.error("sm.max_registers_per_block",
+                   "at most registers_per_sm (" + std::to_string(limits.registers_per_sm) +
+                       "), got " + std::to_string(limits.max_registers_per_block));
+  }
+  if (limits.shared_memory_per_block_optin_bytes > limits.shared_memory_per_sm_bytes) {
+    throw sm.error("sm.shared_memory_per_block_optin_bytes",
+                   "at most shared_memory_per_sm_bytes (" +
+                       std::to_string(limits.shared_memory_per_sm_bytes) + "), got " +
+                       std::to_string(limits.shared_memory_per_block_optin_bytes));
+  }
+  if (limits.shared_memory_per_block_default_bytes > limits.shared_memory_per_block_optin_bytes) {
+    throw sm.error("sm.shared_memory_per_block_default_bytes",
+                   "at most shared_memory_per_block_optin_bytes (" +
+                       std::to_string(limits.shared_memory_per_block_optin_bytes) + "), got " +
+                       std::to_string(limits.shared_memory_per_block_default_bytes));
+  }
+  return limits;
+}
+
+ChipFigures read_chip(ObjectReader chip) {
+  ChipFigures figures;
+  figures.sm_count = chip.int32("sm_count", 1);
+  figures.boost_clock_MHz = chip.positive_number("boost_clock_MHz");
+  figures.l2_bytes = chip.integer("l2_bytes", 1);
+  figures.dram_bytes = chip.integer("dram_bytes", 1);
+  figures.dram_bw_GBps = chip.positive_number("dram_bw_GBps");
+  figures.memory_bus_width_bits = chip.int32("memory_bus_width_bits", 1);
+  figures.memory_clock_MHz = chip.positive_number("memory_clock_MHz");
+  chip.reject_unknown_keys();
+  return figures;
+}
+
+PeakTflops read_peaks(ObjectReader peaks) {
+  PeakTflops out;
+  out.fp32 = peaks.positive_number("fp32");
+  out.fp64 = peaks.positive_number("fp64");
+  out.tf32_tensor_dense = peaks.positive_number_or_null("tf32_tensor_dense");
+  out.fp16_tensor_dense = peaks.positive_number_or_null("fp16_tensor_dense");
+  out.bf16_tensor_dense = peaks.positive_number_or_null("bf16_tensor_dense");
+  out.fp8_tensor_dense = peaks.positive_number_or_null("fp8_tensor_dense");
+  peaks.reject_unknown_keys();
+  return out;
+}
+
+MeasuredCeilings read_measured(ObjectReader measured) {
+  MeasuredCeilings out;
+  out.measurement_run = measured.string("measurement_run");
+  out.ffma_TFLOPS = measured.optional_positive_number("ffma_TFLOPS");
+  out.dram_bw_GBps = measured.optional_positive_number("dram_bw_GBps");
+  out.l2_bw_GBps = measured.optional_positive_number("l2_bw_GBps");
+  out.shared_memory_bw_GBps = measured.optional_positive_number("shared_memory_bw_GBps");
+  out.dram_latency_cycles = measured.optional_positive_number("dram_latency_cycles");
+  out.l2_latency_cycles = measured.optional_positive_number("l2_latency_cycles");
+  out.shared_memory_latency_cycles =
+      measured.optional_positive_number("shared_memory_latency_cycles");
+  measured.reject_unknown_keys();
+  return out;
+}
+
+}  // namespace
+
+SpecError::SpecError(std::string file, std::string field, std::string expectation)
+    : std::runtime_error(file + ": field '" + field + "': expected " + expectation),
+      file_(std::move(file)),
+      field_(std::move(field)),
+      expectation_(std::move(expectation)) {}
+
+GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
+  const std::string file(origin);
+  json document;
+  try {
+    document = json::parse(json_text);
+  } catch (const json::parse_error& parse_error) {
+    throw SpecError(file, "<document>", "valid JSON (" + std::string(parse_error.what()) + ")");
+  }
+
+  std::vector<std::string> value_paths;  // every value field read, for the sources rule
+  ObjectReader root(document, "", file, &value_paths);
+
+  // The version decides how the rest is read, so it is checked first.
+  const json& version = root.raw("schema_version", false);
+  if (!version.is_number_integer()) {
+    throw root.error("schema_version", "an integer, got " + version.dump());
+  }
+  if (version.get<std::int64_t>() != kSpecSchemaVersion) {
+    throw root.error("schema_version", "schema_version " + std::to_string(kSpecSchemaVersion) +
+                                           " (the version this build reads), got " +
+                                           version.dump());
+  }
+
+  GpuSpec spec;
+  spec.origin = file;
+  spec.id = root.string("id");
+  spec.name = root.string("name");
+  spec.architecture = root.string("architecture");
+  {
+    ObjectReader cc = root.object("compute_capability");
+    spec.compute_capability.major = static_cast<int>(cc.integer("major", 1));
+    spec.compute_capability.minor = static_cast<int>(cc.integer("minor", 0));
+    cc.reject_unknown_keys();
+    // The source is given for the pair, not each half.
+    value_paths.resize(value_paths.size() - 2);
+    value_paths.push_back("compute_capability");
+  }
+  spec.sm = read_sm_limits(root.object("sm"));
+  spec.chip = read_chip(root.object("chip"));
+  spec.peak_TFLOPS = read_peaks(root.object("peak_TFLOPS"));
+  if (root.has("measured"))
+    spec.measured = read_measured(root.object("measured"));
+
+  // Every value names its source; every source names a reference.
+  ObjectReader references = root.object("references");
+  std::map<std::string, std::string> citations;
+  for (const auto& item : document.at("references").items()) {
+    citations[item.key()] = references.string(item.key());
+  }
+  ObjectReader sources = root.object("sources");
+  for (const auto& item : document.at("sources").items()) {
+    const std::string reference = sources.string(item.key());
+    if (std::find(value_paths.begin(), value_paths.end(), item.key()) == value_paths.end()) {
+      throw root.error(
+          "sources." + item.key(),
+          "a source only for a field that exists, but there is no field '" + item.key() + "'");
+    }
+    const auto citation = citations.find(reference);
+    if (citation == citations.end()) {
+      std::vector<std::string> known;
+      for (const auto& [key, text] : citations)
+        known.push_back(key);
+      throw root.error("sources." + item.key(), "a key of 'references' (" + join(known, ", ") +
+                                                    "), got \"" + reference + "\"");
+    }
+    spec.sources[item.key()] = citation->second;
+  }
+  for (const std::string& path : value_paths) {
+    if (spec.sources.count(path) == 0) {
+      throw root.error("sources." + path, "a source for every value, but '" + path + "' has none");
+    }
+  }
+  root.reject_unknown_keys();
+  return spec;
+}
+
+GpuSpec load_spec_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw SpecError(path.string(), "<document>", "a readable file (cannot open it)");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_spec(text.str(), path.string());
+}
+
+const std::vector<GpuSpec>& embedded_specs() {
+  static const std::vector<GpuSpec> specs = [] {
+    std::vector<GpuSpec> out;
+    for (std::size_t i = 0; i < detail::kEmbeddedSpecFileCount; ++i) {
+      const detail::EmbeddedFile& file = detail::kEmbeddedSpecFiles[i];
+      out.push_back(parse_spec(std::string_view(file.bytes, file.size),
+                               std::string("embedded:") + file.name));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
+    return out;
+  }();
+  return specs;
+}
+
+const GpuSpec& embedded_spec(std::string_view id) {
+  const std::vector<GpuSpec>& specs = embedded_specs();
+  for (const GpuSpec& spec : specs) {
+    if (spec.id == id)
+      return spec;
+  }
+  std::vector<std::string> known;
+  for (const GpuSpec& spec : specs)
+    known.push_back(spec.id);
+  throw UnknownGpuError("unknown GPU '" + std::string(id) + "'; known GPUs: " + join(known, ", ") +
+                        " (or pass a spec file ending in .json)");
+}
+
+GpuSpec find_spec(std::string_view id_or_path) {
+  const bool is_file = id_or_path.size() > 5 && id_or_path.substr(id_or_path.size() - 5) == ".json";
+  if (is_file)
+    return load_spec_file(std::filesystem::path(std::string(id_or_path)));
+  return embedded_spec(id_or_path);
+}
+
+}  // namespace roofcast
