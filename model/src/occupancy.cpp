@@ -208,8 +208,10 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
   const bool shared_memory_fits =
       allocation.shared_memory_bytes <= allocation.shared_memory_limit_bytes;
   result.carveout_requested_bytes = requested_carveout_bytes(sm, launch.carveout_percent);
-  result.carveout_bytes =
+  const int effective =
       effective_carveout_bytes(sm, result.carveout_requested_bytes, allocation.shared_memory_bytes);
+  // No legal carveout holds a block that exceeds the SM: report the request.
+  result.carveout_bytes = effective < 0 ? result.carveout_requested_bytes : effective;
   result.limit.shared_memory = dynamic_fits && shared_memory_fits
                                    ? shared_memory_blocks(sm, result.carveout_requested_bytes,
                                                           allocation.shared_memory_bytes)
@@ -236,7 +238,10 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
   } else if (!registers_fit_block) {
     result.failure = LaunchFailure::kRegistersExceedBlockLimit;
   } else if (!dynamic_fits) {
-    result.failure = LaunchFailure::kDynamicSharedMemoryExceedsKernelMax;
+    // With the default maximum (opt-in - static) the GPU's per-block limit is what is exceeded.
+    result.failure = launch.max_dynamic_shared_memory_bytes
+                         ? LaunchFailure::kDynamicSharedMemoryExceedsKernelMax
+                         : LaunchFailure::kSharedMemoryExceedsBlockLimit;
   } else if (!shared_memory_fits) {
     result.failure = LaunchFailure::kSharedMemoryExceedsBlockLimit;
   }

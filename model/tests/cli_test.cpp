@@ -1,2 +1,170 @@
+// The roofcast CLI: golden text and JSON outputs, and clear errors with non-zero exits.
+// Regenerate the golden files after an intended change with ROOFCAST_UPDATE_GOLDEN=1.
 #include <gtest/gtest.h>
-TEST(Placeholder, Empty) {}
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+CliRun run_cli(const std::string& arguments) {
+  const fs::path dir = fs::temp_directory_path();
+  const std::string tag = std::to_string(::getpid());
+  const fs::path out = dir / ("roofcast_cli_out_" + tag);
+  const fs::path err = dir / ("roofcast_cli_err_" + tag);
+  const std::string command = std::string("'") + ROOFCAST_CLI + "' " + arguments + " >'" +
+                              out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = read_file(out);
+  run.err = read_file(err);
+  fs::remove(out);
+  fs::remove(err);
+  return run;
+}
+
+void expect_golden(const std::string& arguments, const std::string& golden_name) {
+  SCOPED_TRACE("roofcast " + arguments);
+  const CliRun run = run_cli(arguments);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  const fs::path golden = fs::path(ROOFCAST_GOLDEN_DIR) / golden_name;
+  if (std::getenv("ROOFCAST_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden, std::ios::binary) << run.out;
+    std::printf("updated %s\n", golden.string().c_str());
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with ROOFCAST_UPDATE_GOLDEN=1";
+  EXPECT_EQ(run.out, read_file(golden)) << "output differs from " << golden;
+}
+
+void expect_error(const std::string& arguments, int exit_code, const std::string& message) {
+  SCOPED_TRACE("roofcast " + arguments);
+  const CliRun run = run_cli(arguments);
+  EXPECT_EQ(run.exit_code, exit_code);
+  EXPECT_EQ(run.out, "") << "errors go to stderr only";
+  EXPECT_NE(run.err.find(message), std::string::npos) << "stderr was: " << run.err;
+}
+
+TEST(CliGolden, OccupancyText) {
+  expect_golden("occupancy --gpu h100-sxm5 --threads 256 --regs 128 --smem 16384",
+                "occupancy_h100_256x128.txt");
+}
+
+TEST(CliGolden, OccupancyJson) {
+  expect_golden("occupancy --gpu h100-sxm5 --threads 256 --regs 128 --smem 16384 --json",
+                "occupancy_h100_256x128.json");
+}
+
+TEST(CliGolden, OccupancyCarveoutAndSharedMemorySweep) {
+  expect_golden(
+      "occupancy --gpu h200-sxm --threads 256 --regs 64 --dynamic-smem 49152 --carveout 50 "
+      "--sweep smem",
+      "occupancy_h200_carveout_sweep_smem.txt");
+}
+
+TEST(CliGolden, OccupancyRegisterSweepJson) {
+  expect_golden("occupancy --gpu v100-sxm2-32gb --threads 128 --regs 40 --sweep regs --json",
+                "occupancy_v100_sweep_regs.json");
+}
+
+TEST(CliGolden, OccupancyThreadSweep) {
+  expect_golden("occupancy --gpu l40s --threads 256 --regs 48 --smem 8192 --sweep threads",
+                "occupancy_l40s_sweep_threads.txt");
+}
+
+TEST(CliGolden, CannotLaunchSaysWhy) {
+  expect_golden("occupancy --gpu a100-sxm4-40gb --threads 128 --regs 32 --dynamic-smem 200000",
+                "occupancy_a100_cannot_launch.txt");
+  expect_golden(
+      "occupancy --gpu h100-sxm5 --threads 128 --regs 32 --dynamic-smem 65536 "
+      "--max-dynamic-smem 49152 --json",
+      "occupancy_h100_kernel_max_dynamic.json");
+}
+
+TEST(CliGolden, GpusAndTable) {
+  expect_golden("gpus", "gpus.txt");
+  expect_golden("gpus --json", "gpus.json");
+  expect_golden("table", "table.txt");
+}
+
+TEST(CliJson, OccupancyJsonIsValidAndCarriesEveryPart) {
+  const CliRun run = run_cli("occupancy --gpu h200-sxm --threads 128 --regs 200 --json");
+  ASSERT_EQ(run.exit_code, 0);
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  for (const char* key :
+       {"gpu", "kernel", "blocks_per_sm", "occupancy", "limited_by", "limits_blocks_per_sm",
+        "allocation_per_block", "carveout_bytes", "headroom"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["blocks_per_sm"], 2);  // A = 6400: 2 warps per sub-partition, 8 warps, 4 each
+  EXPECT_EQ(j["limited_by"], nlohmann::json::array({"registers"}));
+}
+
+TEST(CliErrors, UsageAndUnknownCommands) {
+  expect_error("", 2, "usage: roofcast");
+  expect_error("frobnicate", 2, "unknown command 'frobnicate'");
+}
+
+TEST(CliErrors, UnknownGpuListsTheKnownOnes) {
+  expect_error("occupancy --gpu h300 --threads 128 --regs 32", 2, "unknown GPU 'h300'");
+  expect_error("occupancy --gpu h300 --threads 128 --regs 32", 2,
+               "a100-sxm4-40gb, a100-sxm4-80gb, h100-pcie, h100-sxm5, h200-sxm");
+}
+
+TEST(CliErrors, MissingOrBadFlags) {
+  expect_error("occupancy --gpu h100-sxm5 --regs 32", 2, "missing required flag --threads");
+  expect_error("occupancy --threads 128 --regs 32", 2, "missing required flag --gpu");
+  expect_error("occupancy --gpu h100-sxm5 --threads abc --regs 32", 2, "threads");
+  expect_error("occupancy --gpu h100-sxm5 --threads 0 --regs 32", 2,
+               "--threads must be within 1..");
+  expect_error("occupancy --gpu h100-sxm5 --threads 128 --regs -3", 2, "--regs must be within 0..");
+  expect_error("occupancy --gpu h100-sxm5 --threads 128 --regs 32 --carveout 150", 2,
+               "--carveout must be within 0..100, got 150");
+  expect_error("occupancy --gpu h100-sxm5 --threads 128 --regs 32 --sweep bytes", 2,
+               "--sweep must be one of regs, smem, threads; got 'bytes'");
+  expect_error("occupancy --gpu h100-sxm5 --threads 128 --regs 32 --bogus 1", 2, "bogus");
+  expect_error("occupancy --gpu h100-sxm5 --threads 128 --regs 32 --max-dynamic-smem 300000", 2,
+               "--max-dynamic-smem must be within 0..232448");
+}
+
+TEST(CliErrors, BadSpecFileNamesFileAndField) {
+  const fs::path path = fs::temp_directory_path() / "roofcast_cli_bad_spec.json";
+  std::ofstream(path) << R"({"schema_version": 7})";
+  expect_error("occupancy --gpu '" + path.string() + "' --threads 128 --regs 32", 1,
+               path.string() + ": field 'schema_version': expected schema_version 1");
+  expect_error("occupancy --gpu /nonexistent/gpu.json --threads 128 --regs 32", 1,
+               "/nonexistent/gpu.json: field '<document>': expected a readable file");
+  fs::remove(path);
+}
+
+TEST(CliHelp, EachCommandHasHelp) {
+  for (const char* command : {"gpus", "occupancy", "table"}) {
+    const CliRun run = run_cli(std::string(command) + " --help");
+    EXPECT_EQ(run.exit_code, 0) << command;
+    EXPECT_NE(run.out.find("roofcast " + std::string(command)), std::string::npos) << run.out;
+  }
+}
+
+}  // namespace
