@@ -9,14 +9,18 @@ namespace {
 
 constexpr int kUnlimited = LimitBlocks::kUnlimited;
 
+// Operands are non-negative; unsigned division is the cheaper instruction.
+int quotient(int x, int y) {
+  return static_cast<int>(static_cast<unsigned>(x) / static_cast<unsigned>(y));
+}
 int divide_round_up(int x, int y) {
-  return (x + y - 1) / y;
+  return quotient(x + y - 1, y);
 }
 int round_up(int x, int y) {
   return divide_round_up(x, y) * y;
 }
 int round_down(int x, int y) {
-  return x / y * y;
+  return quotient(x, y) * y;
 }
 
 int carveout_bytes_at(const SmLimits& sm, std::size_t index) {
@@ -64,9 +68,10 @@ int shared_memory_blocks(const SmLimits& sm, int requested_carveout, int allocat
 int register_blocks(const SmLimits& sm, int registers_per_warp, int warps) {
   if (registers_per_warp == 0)
     return kUnlimited;
-  const int registers_per_subpartition = sm.registers_per_sm / sm.register_file_subpartitions;
-  const int warps_per_subpartition = registers_per_subpartition / registers_per_warp;
-  return warps_per_subpartition * sm.register_file_subpartitions / warps;
+  const int registers_per_subpartition =
+      quotient(sm.registers_per_sm, sm.register_file_subpartitions);
+  const int warps_per_subpartition = quotient(registers_per_subpartition, registers_per_warp);
+  return quotient(warps_per_subpartition * sm.register_file_subpartitions, warps);
 }
 
 /// Largest registers per thread for which the register limit still allows `target`
@@ -83,7 +88,8 @@ int max_registers_for_blocks(const SmLimits& sm, int warps, int target) {
   return std::min(sm.max_registers_per_thread, per_warp / sm.warp_size);
 }
 
-void check_arguments(const SmLimits& sm, const KernelLaunch& launch) {
+[[gnu::cold, gnu::noinline]] void report_bad_arguments(const SmLimits& sm,
+                                                       const KernelLaunch& launch) {
   auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
   if (launch.threads_per_block <= 0) {
     fail("threads_per_block must be positive, got " + std::to_string(launch.threads_per_block));
@@ -112,6 +118,21 @@ void check_arguments(const SmLimits& sm, const KernelLaunch& launch) {
            std::to_string(allowed) + "), as cudaFuncSetAttribute requires; got " +
            std::to_string(max_dynamic));
     }
+  }
+}
+
+/// One branch on the hot path; the cold path names the argument at fault.
+void check_arguments(const SmLimits& sm, const KernelLaunch& launch) {
+  const int carveout = launch.carveout_percent.value_or(0);
+  const int max_dynamic = launch.max_dynamic_shared_memory_bytes.value_or(0);
+  const bool bad = (launch.threads_per_block <= 0) | (launch.registers_per_thread < 0) |
+                   (launch.static_shared_memory_bytes < 0) |
+                   (launch.dynamic_shared_memory_bytes < 0) | (carveout < 0) | (carveout > 100) |
+                   (max_dynamic < 0) |
+                   (max_dynamic > 0 && max_dynamic > sm.shared_memory_per_block_optin_bytes -
+                                                         launch.static_shared_memory_bytes);
+  if (bad) [[unlikely]] {
+    report_bad_arguments(sm, launch);
   }
 }
 
@@ -172,9 +193,9 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
 
   // Warps: max_warps_per_sm / ceil(T / warp_size); 0 above the per-block thread limit.
   allocation.warps = divide_round_up(launch.threads_per_block, sm.warp_size);
-  result.max_warps = sm.max_warps_per_sm();
+  result.max_warps = quotient(sm.max_threads_per_sm, sm.warp_size);
   const bool threads_fit = launch.threads_per_block <= sm.max_threads_per_block;
-  result.limit.warps = threads_fit ? result.max_warps / allocation.warps : 0;
+  result.limit.warps = threads_fit ? quotient(result.max_warps, allocation.warps) : 0;
 
   // Registers, allocated per warp in units; the per-block check rounds warps up to the
   // warp allocation granularity (the hardware assumes all sub-partitions allocate at once).
@@ -212,10 +233,11 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
       effective_carveout_bytes(sm, result.carveout_requested_bytes, allocation.shared_memory_bytes);
   // No legal carveout holds a block that exceeds the SM: report the request.
   result.carveout_bytes = effective < 0 ? result.carveout_requested_bytes : effective;
-  result.limit.shared_memory = dynamic_fits && shared_memory_fits
-                                   ? shared_memory_blocks(sm, result.carveout_requested_bytes,
-                                                          allocation.shared_memory_bytes)
-                                   : 0;
+  result.limit.shared_memory = !dynamic_fits || !shared_memory_fits  ? 0
+                               : allocation.shared_memory_bytes == 0 ? kUnlimited
+                               : effective < 0
+                                   ? 0
+                                   : quotient(effective, allocation.shared_memory_bytes);
 
   result.limit.blocks = sm.max_blocks_per_sm;
 

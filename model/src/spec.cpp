@@ -71,11 +71,7 @@ class ObjectReader {
   }
 
   int int32(std::string_view key, int minimum) {
-    const std::int64_t value = integer(key, minimum);
-    if (value > std::numeric_limits<int>::max()) {
-      throw error(field_path(key), "an integer below 2^31, got " + std::to_string(value));
-    }
-    return static_cast<int>(value);
+    return checked_int32(raw(key), field_path(key), minimum);
   }
 
   double positive_number(std::string_view key) {
@@ -105,8 +101,7 @@ class ObjectReader {
     }
     std::vector<int> out;
     for (std::size_t i = 0; i < value.size(); ++i) {
-      out.push_back(static_cast<int>(
-          checked_integer(value[i], where + "[" + std::to_string(i) + "]", minimum)));
+      out.push_back(checked_int32(value[i], where + "[" + std::to_string(i) + "]", minimum));
     }
     return out;
   }
@@ -128,6 +123,14 @@ class ObjectReader {
   }
 
  private:
+  int checked_int32(const json& value, const std::string& where, int minimum) const {
+    const std::int64_t number = checked_integer(value, where, minimum);
+    if (number > std::numeric_limits<int>::max()) {
+      throw error(where, "an integer below 2^31, got " + std::to_string(number));
+    }
+    return static_cast<int>(number);
+  }
+
   std::int64_t checked_integer(const json& value, const std::string& where,
                                std::int64_t minimum) const {
     if (!value.is_number_integer()) {
@@ -324,8 +327,8 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   spec.architecture = root.string("architecture");
   {
     ObjectReader cc = root.object("compute_capability");
-    spec.compute_capability.major = static_cast<int>(cc.integer("major", 1));
-    spec.compute_capability.minor = static_cast<int>(cc.integer("minor", 0));
+    spec.compute_capability.major = cc.int32("major", 1);
+    spec.compute_capability.minor = cc.int32("minor", 0);
     cc.reject_unknown_keys();
     // The source is given for the pair, not each half.
     value_paths.resize(value_paths.size() - 2);

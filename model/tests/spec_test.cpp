@@ -773,5 +773,15 @@ TEST(SpecLookup, FindSpecWithMissingJsonPathThrowsSpecError) {
   }
 }
 
+TEST(SpecMalformed, HugeIntegersAreNotTruncated) {
+  json document = H200Document();
+  document["compute_capability"]["major"] = 4294967296LL + 9;
+  EXPECT_TRUE(RejectedWith(document, "compute_capability.major", "below 2^31"));
+  document = H200Document();
+  document["sm"]["shared_memory_carveouts_KiB"] =
+      json::array({0, 8, 16, 32, 64, 100, 132, 164, 196, 4294967296LL + 200, 228});
+  EXPECT_TRUE(RejectedWith(document, "sm.shared_memory_carveouts_KiB[9]", "below 2^31"));
+}
+
 }  // namespace
 }  // namespace roofcast

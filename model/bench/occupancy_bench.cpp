@@ -1,0 +1,174 @@
+// Occupancy evaluation rate: roofcast next to the CUDA toolkit's cuda_occupancy.h on the same
+// inputs. Prints each rate (evaluations per second, one core) and roofcast's ratio to the header.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "roofcast/occupancy.hpp"
+#include "roofcast/spec.hpp"
+
+#if __has_include(<cuda_occupancy.h>)
+#include <cuda_occupancy.h>
+#define ROOFCAST_HAVE_OCCUPANCY_HEADER 1
+#endif
+
+namespace {
+
+using roofcast::KernelLaunch;
+
+constexpr int kInputs = 4096;
+
+const roofcast::GpuSpec& bench_gpu() {
+  return roofcast::embedded_spec("h100-sxm5");
+}
+
+/// The same random launches for every benchmark: realistic block sizes, registers, shared
+/// memory and carveouts, with a few that cannot launch.
+const std::vector<KernelLaunch>& inputs() {
+  static const std::vector<KernelLaunch> launches = [] {
+    std::mt19937 random(42);
+    auto uniform = [&](int low, int high) {
+      return std::uniform_int_distribution<int>(low, high)(random);
+    };
+    std::vector<KernelLaunch> out;
+    for (int i = 0; i < kInputs; ++i) {
+      KernelLaunch launch;
+      launch.threads_per_block = uniform(1, 32) * 32;
+      launch.registers_per_thread = uniform(16, 255);
+      launch.static_shared_memory_bytes = uniform(0, 1) ? uniform(0, 49152) : 0;
+      launch.dynamic_shared_memory_bytes = uniform(0, 1) ? uniform(0, 160000) : 0;
+      if (uniform(0, 3) == 0)
+        launch.carveout_percent = uniform(0, 100);
+      out.push_back(launch);
+    }
+    return out;
+  }();
+  return launches;
+}
+
+void BM_roofcast_limits(benchmark::State& state) {
+  const roofcast::SmLimits& sm = bench_gpu().sm;
+  const auto& launches = inputs();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto result = roofcast::compute_occupancy_limits(sm, launches[i]);
+    benchmark::DoNotOptimize(result.blocks_per_sm);
+    i = (i + 1) % launches.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_roofcast_limits);
+
+void BM_roofcast_with_headroom(benchmark::State& state) {
+  const roofcast::SmLimits& sm = bench_gpu().sm;
+  const auto& launches = inputs();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto result = roofcast::compute_occupancy(sm, launches[i]);
+    benchmark::DoNotOptimize(result.headroom.shared_memory_addable_bytes);
+    i = (i + 1) % launches.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_roofcast_with_headroom);
+
+#ifdef ROOFCAST_HAVE_OCCUPANCY_HEADER
+void BM_cuda_occupancy_header(benchmark::State& state) {
+  const roofcast::GpuSpec& gpu = bench_gpu();
+  cudaOccDeviceProp properties;
+  properties.computeMajor = gpu.compute_capability.major;
+  properties.computeMinor = gpu.compute_capability.minor;
+  properties.maxThreadsPerBlock = gpu.sm.max_threads_per_block;
+  properties.maxThreadsPerMultiprocessor = gpu.sm.max_threads_per_sm;
+  properties.regsPerBlock = gpu.sm.max_registers_per_block;
+  properties.regsPerMultiprocessor = gpu.sm.registers_per_sm;
+  properties.warpSize = gpu.sm.warp_size;
+  properties.sharedMemPerBlock = gpu.sm.shared_memory_per_block_default_bytes;
+  properties.sharedMemPerMultiprocessor = gpu.sm.shared_memory_per_sm_bytes;
+  properties.numSms = gpu.chip.sm_count;
+  properties.sharedMemPerBlockOptin = gpu.sm.shared_memory_per_block_optin_bytes;
+  properties.reservedSharedMemPerBlock = gpu.sm.reserved_shared_memory_per_block_bytes;
+  // Attributes and state prepared outside the timed loop, as roofcast's inputs are.
+  struct Prepared {
+    cudaOccFuncAttributes attributes;
+    cudaOccDeviceState state;
+    int threads;
+    size_t dynamic_bytes;
+  };
+  std::vector<Prepared> prepared;
+  for (const KernelLaunch& launch : inputs()) {
+    Prepared p;
+    p.attributes.maxThreadsPerBlock = 1024;
+    p.attributes.numRegs = launch.registers_per_thread;
+    p.attributes.sharedSizeBytes = static_cast<size_t>(launch.static_shared_memory_bytes);
+    p.attributes.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+    p.attributes.maxDynamicSharedSizeBytes = static_cast<size_t>(std::max(
+        0, gpu.sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes));
+    p.attributes.numBlockBarriers = 1;
+    p.state.carveoutConfig = launch.carveout_percent.value_or(SHAREDMEM_CARVEOUT_DEFAULT);
+    p.threads = launch.threads_per_block;
+    p.dynamic_bytes = static_cast<size_t>(launch.dynamic_shared_memory_bytes);
+    prepared.push_back(p);
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Prepared& p = prepared[i];
+    cudaOccResult result;
+    cudaOccMaxActiveBlocksPerMultiprocessor(&result, &properties, &p.attributes, &p.state,
+                                            p.threads, p.dynamic_bytes);
+    benchmark::DoNotOptimize(result.activeBlocksPerMultiprocessor);
+    i = (i + 1) % prepared.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_cuda_occupancy_header);
+#endif
+
+/// Console output plus a closing summary of rates and ratios.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      const auto items = run.counters.find("items_per_second");
+      if (items != run.counters.end())
+        rates_[run.benchmark_name()] = items->second.value;
+    }
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\nOccupancy evaluations per second (one core, %d random H100 launches):\n",
+                kInputs);
+    for (const auto& [name, rate] : rates_)
+      std::printf("  %-28s %12.3e /s\n", name.c_str(), rate);
+    const auto header = rates_.find("BM_cuda_occupancy_header");
+    if (header == rates_.end()) {
+      std::printf("cuda_occupancy.h not found: no ratio\n");
+      return;
+    }
+    for (const auto& [name, rate] : rates_) {
+      if (name == header->first)
+        continue;
+      std::printf("  ratio %-22s %6.2fx the header's rate\n", name.c_str(), rate / header->second);
+    }
+  }
+
+ private:
+  std::map<std::string, double> rates_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
