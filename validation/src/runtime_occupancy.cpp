@@ -56,6 +56,16 @@ void compare_property(RuntimeOccupancyComparison& comparison, const json& device
   }
 }
 
+void compare_clock(RuntimeOccupancyComparison& comparison, const json& device,
+                   const char* device_key, double spec_MHz, const char* spec_field) {
+  const json& value = field(device, device_key, "device_properties");
+  if (!value.is_number() || std::fabs(value.get<double>() - spec_MHz) > 0.5) {
+    comparison.spec_disagreements.push_back(std::string(spec_field) + ": spec " +
+                                            std::to_string(spec_MHz) + " MHz, device " +
+                                            value.dump());
+  }
+}
+
 }  // namespace
 
 RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, const GpuSpec& spec) {
@@ -134,6 +144,12 @@ RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, co
   compare_property(comparison, device, "l2_bytes", spec.chip.l2_bytes, "chip.l2_bytes");
   compare_property(comparison, device, "memory_bus_width_bits", spec.chip.memory_bus_width_bits,
                    "chip.memory_bus_width_bits");
+  compare_property(comparison, device, "dram_bytes", spec.chip.dram_bytes, "chip.dram_bytes");
+  // Clocks are reported in kHz by the device; the spec keeps MHz.
+  compare_clock(comparison, device, "sm_clock_max_MHz", spec.chip.boost_clock_MHz,
+                "chip.boost_clock_MHz");
+  compare_clock(comparison, device, "memory_clock_MHz", spec.chip.memory_clock_MHz,
+                "chip.memory_clock_MHz");
   return comparison;
 }
 
