@@ -1,6 +1,7 @@
 #include "roofcast/occupancy.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <stdexcept>
 
@@ -9,9 +10,14 @@ namespace {
 
 constexpr int kUnlimited = LimitBlocks::kUnlimited;
 
-// Operands are non-negative; unsigned division is the cheaper instruction.
+// Operands are non-negative. Most divisors here (warp size, allocation units, granularities,
+// sub-partitions) are powers of two: a shift then replaces the division.
 int quotient(int x, int y) {
-  return static_cast<int>(static_cast<unsigned>(x) / static_cast<unsigned>(y));
+  const auto dividend = static_cast<unsigned>(x);
+  const auto divisor = static_cast<unsigned>(y);
+  if (std::has_single_bit(divisor))
+    return static_cast<int>(dividend >> std::countr_zero(divisor));
+  return static_cast<int>(dividend / divisor);
 }
 int divide_round_up(int x, int y) {
   return quotient(x + y - 1, y);
