@@ -3,6 +3,9 @@
 //   roofcast occupancy --gpu ID --threads N --regs N [--smem N] [--dynamic-smem N]
 //                      [--max-dynamic-smem N] [--carveout PCT] [--sweep regs|smem|threads] [--json]
 //   roofcast table [--json] [--spec FILE]
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -95,6 +98,24 @@ int run_table(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// Runs gnuplot on a script that writes `figure`. gnuplot's own messages go to stderr; it
+/// exits 0 even when it cannot open its output, so the file is checked before and after.
+void draw_with_gnuplot(const std::string& script, const std::string& figure) {
+  if (!std::ofstream(figure))
+    throw std::runtime_error("cannot write the figure file " + figure);
+  FILE* gnuplot = popen("gnuplot 1>&2", "w");
+  if (gnuplot == nullptr)
+    throw std::runtime_error("cannot start gnuplot to draw " + figure);
+  std::fwrite(script.data(), 1, script.size(), gnuplot);
+  const int status = pclose(gnuplot);
+  std::error_code error;
+  if (status != 0 || std::filesystem::file_size(figure, error) == 0) {
+    throw std::runtime_error("gnuplot failed to draw " + figure + " (exit status " +
+                             std::to_string(status) +
+                             "); is it installed? (Debian: apt-get install gnuplot-nox)");
+  }
+}
+
 int checked(const po::variables_map& vm, const char* flag, int minimum, int maximum) {
   const int value = vm[flag].as<int>();
   if (value < minimum || value > maximum) {
@@ -117,29 +138,43 @@ int run_occupancy(const std::vector<std::string>& args) {
   po::options_description desc(
       "roofcast occupancy: resident blocks per SM of a kernel, what limits them, the headroom");
   add_common(desc);
-  desc.add_options()("gpu", po::value<std::string>(),
-                     "GPU id (see 'roofcast gpus') or a spec "
-                     "file ending in .json (required)")("threads", po::value<int>(),
-                                                        "threads per block (required)")(
-      "regs", po::value<int>(), "registers per thread, as ptxas reports (required)")(
-      "smem", po::value<int>()->default_value(0), "static shared memory per block, bytes")(
-      "dynamic-smem", po::value<int>()->default_value(0), "dynamic shared memory per block, bytes")(
-      "max-dynamic-smem", po::value<int>(),
-      "the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize, bytes (default: raised to the "
-      "opt-in maximum, as a kernel using more than 48 KiB must)")(
-      "carveout", po::value<int>(),
-      "cudaFuncAttributePreferredSharedMemoryCarveout, percent 0..100 (default: the maximum)")(
-      "sweep", po::value<std::string>(), "also print the staircase over regs, smem or threads");
+  // clang-format off
+  desc.add_options()
+      ("gpu", po::value<std::string>(),
+       "GPU id (see 'roofcast gpus') or a spec file ending in .json")
+      ("spec", po::value<std::string>(), "a spec file for a GPU not in the database (or --gpu)")
+      ("threads", po::value<int>(), "threads per block (required)")
+      ("regs", po::value<int>(), "registers per thread, as ptxas reports (required)")
+      ("smem", po::value<int>()->default_value(0), "static shared memory per block, bytes")
+      ("dynamic-smem", po::value<int>()->default_value(0), "dynamic shared memory per block, bytes")
+      ("max-dynamic-smem", po::value<int>(),
+       "the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize, bytes (default: raised to the "
+       "opt-in maximum, as a kernel using more than 48 KiB must)")
+      ("carveout", po::value<int>(),
+       "cudaFuncAttributePreferredSharedMemoryCarveout, percent 0..100 (default: the maximum)")
+      ("sweep", po::value<std::string>(), "also print the staircase over regs, smem or threads")
+      ("svg", po::value<std::string>(), "with --sweep: draw the staircase to this SVG file "
+       "(needs gnuplot)");
+  // clang-format on
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
     return 0;
   }
-  for (const char* required : {"gpu", "threads", "regs"}) {
-    if (!vm.count(required))
-      throw UsageError("missing required flag --" + std::string(required));
+  if (vm.count("gpu") == vm.count("spec")) {
+    throw UsageError(vm.count("gpu") ? "give --gpu or --spec, not both"
+                                     : "missing required flag --gpu (or --spec FILE)");
   }
-  const roofcast::GpuSpec gpu = roofcast::find_spec(vm["gpu"].as<std::string>());
+  for (const char* required : {"threads", "regs"}) {
+    if (!vm.count(required)) {
+      throw UsageError("missing required flag --" + std::string(required));
+    }
+  }
+  if (vm.count("svg") && !vm.count("sweep"))
+    throw UsageError("--svg needs --sweep");
+  const roofcast::GpuSpec gpu = vm.count("gpu")
+                                    ? roofcast::find_spec(vm["gpu"].as<std::string>())
+                                    : roofcast::load_spec_file(vm["spec"].as<std::string>());
   const roofcast::SmLimits& sm = gpu.sm;
 
   roofcast::KernelLaunch launch;
@@ -159,6 +194,11 @@ int run_occupancy(const std::vector<std::string>& args) {
     axis = parse_sweep_axis(vm["sweep"].as<std::string>());
 
   const auto report = roofcast::views::make_occupancy_report(gpu, launch, axis);
+  if (vm.count("svg")) {
+    draw_with_gnuplot(
+        roofcast::views::staircase_gnuplot_script(report, vm["svg"].as<std::string>()),
+        vm["svg"].as<std::string>());
+  }
   if (vm.count("json")) {
     std::cout << roofcast::views::occupancy_json(report).dump(2) << "\n";
   } else {

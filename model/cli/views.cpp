@@ -1,5 +1,6 @@
 #include "views.hpp"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 
@@ -161,6 +162,71 @@ std::string occupancy_text(const OccupancyReport& report) {
     }
   }
   return out;
+}
+
+std::string staircase_gnuplot_script(const OccupancyReport& report, const std::string& svg_path) {
+  const SweepAxis axis = report.sweep_axis.value();
+  const KernelLaunch& l = report.launch;
+  const int operating_value = axis == SweepAxis::kRegisters      ? l.registers_per_thread
+                              : axis == SweepAxis::kSharedMemory ? l.dynamic_shared_memory_bytes
+                                                                 : l.threads_per_block;
+  const char* x_label = axis == SweepAxis::kRegisters      ? "registers per thread"
+                        : axis == SweepAxis::kSharedMemory ? "dynamic shared memory per block (KiB)"
+                                                           : "threads per block";
+  const double x_scale = axis == SweepAxis::kSharedMemory ? 1.0 / 1024.0 : 1.0;
+  const std::string fixed =
+      axis == SweepAxis::kRegisters
+          ? format("%d threads, %d B static + %d B dynamic smem", l.threads_per_block,
+                   l.static_shared_memory_bytes, l.dynamic_shared_memory_bytes)
+      : axis == SweepAxis::kSharedMemory
+          ? format("%d threads, %d regs, %d B static smem", l.threads_per_block,
+                   l.registers_per_thread, l.static_shared_memory_bytes)
+          : format("%d regs, %d B static + %d B dynamic smem", l.registers_per_thread,
+                   l.static_shared_memory_bytes, l.dynamic_shared_memory_bytes);
+
+  std::string script;
+  script += "set terminal svg size 860,460 dynamic enhanced font 'sans,11' background '#ffffff'\n";
+  script += "set output '" + svg_path + "'\n";
+  script += format("set title \"%s: occupancy staircase over %s\\n{/*0.85 %s}\"\n",
+                   report.gpu.name.c_str(), sweep_axis_title(axis).c_str(), fixed.c_str());
+  script += format("set xlabel '%s'\n", x_label);
+  script += "set ylabel 'occupancy (% of warp slots)'\nset yrange [0:110]\n";
+  script += "set grid ytics\n";
+  script += "set key top right\n";
+  // Each step is drawn as a flat segment from its first to its last value.
+  script += "$steps << EOD\n";
+  for (const SweepStep& step : report.sweep) {
+    script += format("%g %.4f %d\n", step.first_value * x_scale, 100.0 * step.point.occupancy,
+                     step.point.blocks_per_sm);
+    script += format("%g %.4f %d\n", step.last_value * x_scale, 100.0 * step.point.occupancy,
+                     step.point.blocks_per_sm);
+  }
+  script += "EOD\n$limiters << EOD\n";
+  int label_row = 0;  // alternate label heights so neighbouring narrow steps stay readable
+  for (const SweepStep& step : report.sweep) {
+    std::string why = step.point.failure == LaunchFailure::kNone
+                          ? limiter_names(step.point.limiters)
+                          : std::string("cannot launch");
+    std::replace(why.begin(), why.end(), '_', ' ');  // '_' means subscript in enhanced text
+    script +=
+        format("%g %.4f \"%d/SM, %s\"\n", 0.5 * (step.first_value + step.last_value) * x_scale,
+               100.0 * step.point.occupancy + (label_row++ % 2 == 0 ? 3.5 : 9.0),
+               step.point.blocks_per_sm, why.c_str());
+  }
+  script += format("EOD\n$operating << EOD\n%g %.4f\nEOD\n", operating_value * x_scale,
+                   100.0 * report.result.occupancy);
+  const int last_value = report.sweep.back().last_value;
+  script += format("set xrange [0:%g]\n", last_value * x_scale * 1.02);
+  script += format("set arrow from %g,0 to %g,110 nohead dt 2 lc rgb '#d62728'\n",
+                   operating_value * x_scale, operating_value * x_scale);
+  script += "plot $steps using 1:2 with lines lw 2.5 lc rgb '#1f6fb4' title 'occupancy', \\\n";
+  if (report.sweep.size() <= 14) {
+    script += "     $limiters using 1:2:3 with labels font 'sans,9' tc rgb '#444444' notitle, \\\n";
+  }
+  script +=
+      "     $operating using 1:2 with points pt 7 ps 1.6 lc rgb '#d62728' "
+      "title 'this kernel'\n";
+  return script;
 }
 
 json occupancy_json(const OccupancyReport& report) {

@@ -24,6 +24,11 @@ OccupancyReport make_occupancy_report(const GpuSpec& gpu, const KernelLaunch& la
                                       std::optional<SweepAxis> sweep_axis);
 
 std::string occupancy_text(const OccupancyReport& report);
+
+/// A gnuplot script (data inline) that draws the report's sweep as an occupancy staircase,
+/// the operating point marked and each step labelled with its limiter, to `svg_path`.
+/// Requires report.sweep_axis.
+std::string staircase_gnuplot_script(const OccupancyReport& report, const std::string& svg_path);
 nlohmann::json occupancy_json(const OccupancyReport& report);
 
 std::string gpus_text(const std::vector<GpuSpec>& gpus);

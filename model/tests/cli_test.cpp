@@ -135,7 +135,8 @@ TEST(CliErrors, UnknownGpuListsTheKnownOnes) {
 
 TEST(CliErrors, MissingOrBadFlags) {
   expect_error("occupancy --gpu h100-sxm5 --regs 32", 2, "missing required flag --threads");
-  expect_error("occupancy --threads 128 --regs 32", 2, "missing required flag --gpu");
+  expect_error("occupancy --threads 128 --regs 32", 2,
+               "missing required flag --gpu (or --spec FILE)");
   expect_error("occupancy --gpu h100-sxm5 --threads abc --regs 32", 2, "threads");
   expect_error("occupancy --gpu h100-sxm5 --threads 0 --regs 32", 2,
                "--threads must be within 1..");
@@ -156,6 +157,45 @@ TEST(CliErrors, BadSpecFileNamesFileAndField) {
                path.string() + ": field 'schema_version': expected schema_version 1");
   expect_error("occupancy --gpu /nonexistent/gpu.json --threads 128 --regs 32", 1,
                "/nonexistent/gpu.json: field '<document>': expected a readable file");
+  fs::remove(path);
+}
+
+TEST(CliSvg, SweepIsDrawnWithGnuplot) {
+  const fs::path svg =
+      fs::temp_directory_path() / ("roofcast_cli_" + std::to_string(getpid()) + ".svg");
+  const CliRun run = run_cli(
+      "occupancy --gpu h200-sxm --threads 256 --regs 128 --smem 16384 --sweep regs --svg '" +
+      svg.string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string drawing = read_file(svg);
+  EXPECT_NE(drawing.find("<svg"), std::string::npos);
+  EXPECT_NE(drawing.find("occupancy staircase over registers per thread"), std::string::npos);
+  EXPECT_NE(drawing.find("2/SM, registers"), std::string::npos);  // the 81-128 register step
+  EXPECT_NE(drawing.find("this kernel"), std::string::npos);
+  fs::remove(svg);
+  expect_error("occupancy --gpu h200-sxm --threads 256 --regs 128 --svg x.svg", 2,
+               "--svg needs --sweep");
+  expect_error(
+      "occupancy --gpu h200-sxm --threads 256 --regs 128 --sweep regs --svg "
+      "/nonexistent/dir/x.svg",
+      1, "cannot write the figure file /nonexistent/dir/x.svg");
+}
+
+TEST(CliSpecFile, OccupancyAcceptsAUserSpecFile) {
+  const fs::path path = fs::temp_directory_path() / "roofcast_cli_user_spec.json";
+  std::ifstream in(std::string(ROOFCAST_DATA_DIR) + "/gpus/h100-sxm5.json");
+  nlohmann::json spec = nlohmann::json::parse(in);
+  spec["id"] = "my-h100";
+  spec["sm"]["max_blocks_per_sm"] = 16;  // a made-up GPU: the answer must follow the file
+  std::ofstream(path) << spec.dump(2);
+  const CliRun run =
+      run_cli("occupancy --spec '" + path.string() + "' --threads 32 --regs 16 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["gpu"]["id"], "my-h100");
+  EXPECT_EQ(j["blocks_per_sm"], 16);
+  expect_error("occupancy --spec '" + path.string() + "' --gpu h100-sxm5 --threads 32 --regs 16", 2,
+               "give --gpu or --spec, not both");
   fs::remove(path);
 }
 
