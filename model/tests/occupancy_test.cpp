@@ -2,6 +2,7 @@
 // architecture, headroom against brute force, sweeps and staircases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "roofcast/occupancy.hpp"
@@ -396,6 +397,138 @@ TEST(Limiters, NamesJoinInAFixedOrder) {
   EXPECT_EQ(limiter_names(kLimitWarps | kLimitRegisters | kLimitSharedMemory | kLimitBlocks),
             "warps+registers+shared_memory+blocks");
 }
+
+// --- Every limit at and just past its boundary, for every GPU in the database ------------
+// The boundaries come from the spec's limits; the expectations are structural (launches at the
+// limit succeed, one past fails with the named reason, the named limiter binds).
+
+class EveryGpuBoundaries : public ::testing::TestWithParam<std::string> {
+ protected:
+  const GpuSpec& gpu() const { return embedded_spec(GetParam()); }
+  const SmLimits& sm() const { return gpu().sm; }
+};
+
+TEST_P(EveryGpuBoundaries, ThreadsPerBlock) {
+  const OccupancyResult at = compute_occupancy(sm(), launch_of(sm().max_threads_per_block, 16));
+  EXPECT_TRUE(at.launchable());
+  EXPECT_EQ(at.limit.warps, sm().max_warps_per_sm() / (sm().max_threads_per_block / 32));
+  const OccupancyResult past =
+      compute_occupancy(sm(), launch_of(sm().max_threads_per_block + 1, 16));
+  EXPECT_EQ(past.failure, LaunchFailure::kThreadsExceedBlockLimit);
+  EXPECT_EQ(past.blocks_per_sm, 0);
+  EXPECT_EQ(past.limiters, unsigned{kLimitWarps});
+}
+
+TEST_P(EveryGpuBoundaries, WarpsBindForFullSizedBlocks) {
+  // One more thread than a whole number of warps costs a whole warp slot.
+  const int warps = sm().max_warps_per_sm() / 2;  // two blocks fill the SM's warp slots
+  const int threads = std::min(warps * 32, sm().max_threads_per_block);
+  const OccupancyResult exact = compute_occupancy(sm(), launch_of(threads, 16));
+  EXPECT_EQ(exact.limit.warps, sm().max_warps_per_sm() / (threads / 32));
+  const OccupancyResult one_more = compute_occupancy(sm(), launch_of(threads - 31, 16));
+  EXPECT_EQ(one_more.allocation.warps, threads / 32) << "a partial warp takes a whole slot";
+}
+
+TEST_P(EveryGpuBoundaries, BlocksPerSm) {
+  const OccupancyResult tiny = compute_occupancy(sm(), launch_of(32, 16));
+  EXPECT_EQ(tiny.blocks_per_sm, sm().max_blocks_per_sm);
+  EXPECT_TRUE(tiny.limiters & kLimitBlocks);
+}
+
+TEST_P(EveryGpuBoundaries, RegistersPerThread) {
+  const OccupancyResult at = compute_occupancy(sm(), launch_of(32, sm().max_registers_per_thread));
+  EXPECT_TRUE(at.launchable());
+  const OccupancyResult past =
+      compute_occupancy(sm(), launch_of(32, sm().max_registers_per_thread + 1));
+  EXPECT_EQ(past.failure, LaunchFailure::kRegistersExceedThreadLimit);
+  EXPECT_EQ(past.limiters, unsigned{kLimitRegisters});
+}
+
+TEST_P(EveryGpuBoundaries, RegistersPerBlock) {
+  // The largest block at 64 registers fills the per-block register file exactly.
+  const int threads = sm().max_registers_per_block / 64;
+  ASSERT_LE(threads, sm().max_threads_per_block);
+  const OccupancyResult at = compute_occupancy(sm(), launch_of(threads, 64));
+  EXPECT_TRUE(at.launchable());
+  EXPECT_EQ(at.allocation.registers_per_block, sm().max_registers_per_block);
+  const OccupancyResult past = compute_occupancy(sm(), launch_of(threads, 65));
+  EXPECT_EQ(past.failure, LaunchFailure::kRegistersExceedBlockLimit);
+}
+
+TEST_P(EveryGpuBoundaries, RegistersHalveBlocksWhenTheyDouble) {
+  // 128 threads: 32 registers give 16 warps per sub-partition (4 blocks each of 4 warps per
+  // sub-partition), 64 give half of that, 128 half again; warps cap the first.
+  const int at32 = compute_occupancy(sm(), launch_of(128, 32)).limit.registers;
+  const int at64 = compute_occupancy(sm(), launch_of(128, 64)).limit.registers;
+  const int at128 = compute_occupancy(sm(), launch_of(128, 128)).limit.registers;
+  EXPECT_EQ(at32, 2 * at64);
+  EXPECT_EQ(at64, 2 * at128);
+}
+
+TEST_P(EveryGpuBoundaries, SharedMemoryPerBlock) {
+  const int optin = sm().shared_memory_per_block_optin_bytes;
+  const OccupancyResult at = compute_occupancy(sm(), launch_of(128, 32, 0, optin));
+  EXPECT_TRUE(at.launchable());
+  EXPECT_EQ(at.blocks_per_sm, 1);
+  EXPECT_EQ(at.allocation.shared_memory_bytes, optin + sm().reserved_shared_memory_per_block_bytes);
+  const OccupancyResult past = compute_occupancy(sm(), launch_of(128, 32, 0, optin + 1));
+  EXPECT_EQ(past.failure, LaunchFailure::kSharedMemoryExceedsBlockLimit);
+  EXPECT_EQ(past.limiters, unsigned{kLimitSharedMemory});
+}
+
+TEST_P(EveryGpuBoundaries, SharedMemoryGranularity) {
+  // Bytes are allocated in granules: the last byte of a granule costs nothing more, the next
+  // byte costs a whole granule.
+  const int granule = sm().shared_memory_allocation_granularity_bytes;
+  const int reserved = sm().reserved_shared_memory_per_block_bytes;
+  const int bytes = 10 * granule - reserved;
+  EXPECT_EQ(compute_occupancy(sm(), launch_of(64, 32, 0, bytes)).allocation.shared_memory_bytes,
+            10 * granule);
+  EXPECT_EQ(compute_occupancy(sm(), launch_of(64, 32, 0, bytes + 1)).allocation.shared_memory_bytes,
+            11 * granule);
+}
+
+TEST_P(EveryGpuBoundaries, SharedMemoryFillsTheSmExactly) {
+  // k blocks of exactly capacity/k bytes fit; one granule more drops to k - 1.
+  const int capacity = sm().shared_memory_per_sm_bytes;
+  const int granule = sm().shared_memory_allocation_granularity_bytes;
+  const int reserved = sm().reserved_shared_memory_per_block_bytes;
+  for (int k : {2, 3, 4}) {
+    const int allocation = capacity / k / granule * granule;
+    const OccupancyResult fits =
+        compute_occupancy(sm(), launch_of(32, 16, 0, allocation - reserved));
+    EXPECT_EQ(fits.limit.shared_memory, capacity / allocation) << k;
+    const OccupancyResult over =
+        compute_occupancy(sm(), launch_of(32, 16, 0, allocation - reserved + 1));
+    EXPECT_LT(over.limit.shared_memory, fits.limit.shared_memory) << k;
+  }
+}
+
+TEST_P(EveryGpuBoundaries, CarveoutsAreLegalAndRaisedWhenTooSmall) {
+  for (int percent = 0; percent <= 100; ++percent) {
+    KernelLaunch launch = launch_of(64, 32, 0, 8192);
+    launch.carveout_percent = percent;
+    const OccupancyResult r = compute_occupancy(sm(), launch);
+    const auto& legal = sm().shared_memory_carveouts_KiB;
+    EXPECT_NE(std::find(legal.begin(), legal.end(), r.carveout_bytes / 1024), legal.end());
+    EXPECT_EQ(r.carveout_bytes % 1024, 0);
+    EXPECT_GE(r.carveout_requested_bytes,
+              static_cast<long long>(percent) * sm().shared_memory_per_sm_bytes / 100);
+    EXPECT_GE(r.carveout_bytes, r.allocation.shared_memory_bytes) << "holds one block";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryGpu, EveryGpuBoundaries, ::testing::ValuesIn([] {
+                           std::vector<std::string> ids;
+                           for (const GpuSpec& gpu : embedded_specs())
+                             ids.push_back(gpu.id);
+                           return ids;
+                         }()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace roofcast
