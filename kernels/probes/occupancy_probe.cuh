@@ -52,17 +52,14 @@ __global__ void occupancy_probe(float* out, int iterations, int dynamic_floats,
 
   float acc[kLiveValues];
 #pragma unroll
-  for (int i = 0; i < kLiveValues; ++i)
-    acc[i] = threadIdx.x * 0.5f + i;
+  for (int i = 0; i < kLiveValues; ++i) acc[i] = threadIdx.x * 0.5f + i;
   for (int step = 0; step < iterations; ++step) {
 #pragma unroll
-    for (int i = 0; i < kLiveValues; ++i)
-      acc[i] = fmaf(acc[i], 0.999f, acc[(i + 1) % kLiveValues]);
+    for (int i = 0; i < kLiveValues; ++i) acc[i] = fmaf(acc[i], 0.999f, acc[(i + 1) % kLiveValues]);
   }
   float sum = 0;
 #pragma unroll
-  for (int i = 0; i < kLiveValues; ++i)
-    sum += acc[i];
+  for (int i = 0; i < kLiveValues; ++i) sum += acc[i];
   if constexpr (kStaticBytes > 0) {
     static_tile[threadIdx.x % (kStaticBytes / sizeof(float))] = sum;
     __syncthreads();
@@ -79,8 +76,7 @@ __global__ void occupancy_probe(float* out, int iterations, int dynamic_floats,
     while (clock64() - start < residency.spin_cycles) {
     }
     __syncthreads();
-    if (threadIdx.x == 0)
-      atomicSub(&residency.current[sm_id()], 1);
+    if (threadIdx.x == 0) atomicSub(&residency.current[sm_id()], 1);
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }

@@ -21,9 +21,7 @@ using roofcast::KernelLaunch;
 
 constexpr int kInputs = 4096;
 
-const roofcast::GpuSpec& bench_gpu() {
-  return roofcast::embedded_spec("h100-sxm5");
-}
+const roofcast::GpuSpec& bench_gpu() { return roofcast::embedded_spec("h100-sxm5"); }
 
 /// The same random launches for every benchmark: realistic block sizes, registers, shared
 /// memory and carveouts, with a few that cannot launch.
@@ -40,8 +38,7 @@ const std::vector<KernelLaunch>& inputs() {
       launch.registers_per_thread = uniform(16, 255);
       launch.static_shared_memory_bytes = uniform(0, 1) ? uniform(0, 49152) : 0;
       launch.dynamic_shared_memory_bytes = uniform(0, 1) ? uniform(0, 160000) : 0;
-      if (uniform(0, 3) == 0)
-        launch.carveout_percent = uniform(0, 100);
+      if (uniform(0, 3) == 0) launch.carveout_percent = uniform(0, 100);
       out.push_back(launch);
     }
     return out;
@@ -132,10 +129,17 @@ class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
+    // Repetitions are averaged per benchmark; of the aggregate rows only the mean is used
+    // (it is all this reporter sees with --benchmark_display_aggregates_only).
     for (const Run& run : runs) {
+      const bool aggregate_mean = run.run_type == Run::RT_Aggregate && run.aggregate_name == "mean";
+      if (run.run_type != Run::RT_Iteration && !aggregate_mean) continue;
+      if (aggregate_mean) rates_.erase(run.run_name.function_name);
       const auto items = run.counters.find("items_per_second");
-      if (items != run.counters.end())
-        rates_[run.benchmark_name()] = items->second.value;
+      if (items == run.counters.end()) continue;
+      Rate& rate = rates_[run.run_name.function_name];
+      rate.sum += items->second.value;
+      ++rate.count;
     }
   }
 
@@ -143,30 +147,35 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     std::printf("\nOccupancy evaluations per second (one core, %d random H100 launches):\n",
                 kInputs);
-    for (const auto& [name, rate] : rates_)
-      std::printf("  %-28s %12.3e /s\n", name.c_str(), rate);
+    for (const auto& [name, rate] : rates_) {
+      std::printf("  %-28s %12.3e /s\n", name.c_str(), rate.mean());
+    }
     const auto header = rates_.find("BM_cuda_occupancy_header");
     if (header == rates_.end()) {
       std::printf("cuda_occupancy.h not found: no ratio\n");
       return;
     }
     for (const auto& [name, rate] : rates_) {
-      if (name == header->first)
-        continue;
-      std::printf("  ratio %-22s %6.2fx the header's rate\n", name.c_str(), rate / header->second);
+      if (name == header->first) continue;
+      std::printf("  ratio %-26s %6.2fx the header's rate\n", name.c_str(),
+                  rate.mean() / header->second.mean());
     }
   }
 
  private:
-  std::map<std::string, double> rates_;
+  struct Rate {
+    double sum = 0;
+    int count = 0;
+    double mean() const { return count == 0 ? 0 : sum / count; }
+  };
+  std::map<std::string, Rate> rates_;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 1;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

@@ -101,11 +101,9 @@ int run_table(const std::vector<std::string>& args) {
 /// Runs gnuplot on a script that writes `figure`. gnuplot's own messages go to stderr; it
 /// exits 0 even when it cannot open its output, so the file is checked before and after.
 void draw_with_gnuplot(const std::string& script, const std::string& figure) {
-  if (!std::ofstream(figure))
-    throw std::runtime_error("cannot write the figure file " + figure);
+  if (!std::ofstream(figure)) throw std::runtime_error("cannot write the figure file " + figure);
   FILE* gnuplot = popen("gnuplot 1>&2", "w");
-  if (gnuplot == nullptr)
-    throw std::runtime_error("cannot start gnuplot to draw " + figure);
+  if (gnuplot == nullptr) throw std::runtime_error("cannot start gnuplot to draw " + figure);
   std::fwrite(script.data(), 1, script.size(), gnuplot);
   const int status = pclose(gnuplot);
   std::error_code error;
@@ -128,8 +126,7 @@ int checked(const po::variables_map& vm, const char* flag, int minimum, int maxi
 roofcast::SweepAxis parse_sweep_axis(const std::string& text) {
   for (auto axis : {roofcast::SweepAxis::kRegisters, roofcast::SweepAxis::kSharedMemory,
                     roofcast::SweepAxis::kThreads}) {
-    if (text == roofcast::to_string(axis))
-      return axis;
+    if (text == roofcast::to_string(axis)) return axis;
   }
   throw UsageError("--sweep must be one of regs, smem, threads; got '" + text + "'");
 }
@@ -170,8 +167,7 @@ int run_occupancy(const std::vector<std::string>& args) {
       throw UsageError("missing required flag --" + std::string(required));
     }
   }
-  if (vm.count("svg") && !vm.count("sweep"))
-    throw UsageError("--svg needs --sweep");
+  if (vm.count("svg") && !vm.count("sweep")) throw UsageError("--svg needs --sweep");
   const roofcast::GpuSpec gpu = vm.count("gpu")
                                     ? roofcast::find_spec(vm["gpu"].as<std::string>())
                                     : roofcast::load_spec_file(vm["spec"].as<std::string>());
@@ -187,11 +183,9 @@ int run_occupancy(const std::vector<std::string>& args) {
         vm, "max-dynamic-smem", 0,
         std::max(0, sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes));
   }
-  if (vm.count("carveout"))
-    launch.carveout_percent = checked(vm, "carveout", 0, 100);
+  if (vm.count("carveout")) launch.carveout_percent = checked(vm, "carveout", 0, 100);
   std::optional<roofcast::SweepAxis> axis;
-  if (vm.count("sweep"))
-    axis = parse_sweep_axis(vm["sweep"].as<std::string>());
+  if (vm.count("sweep")) axis = parse_sweep_axis(vm["sweep"].as<std::string>());
 
   const auto report = roofcast::views::make_occupancy_report(gpu, launch, axis);
   if (vm.count("svg")) {
@@ -218,12 +212,9 @@ int main(int argc, char** argv) {
   const std::string command = all[0];
   const std::vector<std::string> args(all.begin() + 1, all.end());
   try {
-    if (command == "gpus")
-      return run_gpus(args);
-    if (command == "occupancy")
-      return run_occupancy(args);
-    if (command == "table")
-      return run_table(args);
+    if (command == "gpus") return run_gpus(args);
+    if (command == "occupancy") return run_occupancy(args);
+    if (command == "table") return run_table(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

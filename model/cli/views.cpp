@@ -35,8 +35,7 @@ json blocks_json(int blocks) {
 json limiters_json(unsigned limiters) {
   json out = json::array();
   for (unsigned bit : {kLimitWarps, kLimitRegisters, kLimitSharedMemory, kLimitBlocks}) {
-    if (limiters & bit)
-      out.push_back(limiter_names(bit));
+    if (limiters & bit) out.push_back(limiter_names(bit));
   }
   return out;
 }
@@ -70,15 +69,13 @@ std::string gpu_title(const GpuSpec& gpu) {
 }
 
 std::string gain_text(const std::optional<int>& amount, const char* unit, int blocks) {
-  if (!amount)
-    return "no removal gains a block (another limit binds)";
+  if (!amount) return "no removal gains a block (another limit binds)";
   return format("-%d %s gains a block (to %d)", *amount, unit, blocks + 1);
 }
 
 std::string sweep_value_text(SweepAxis axis, const SweepStep& step) {
   const char* unit = axis == SweepAxis::kSharedMemory ? " B" : "";
-  if (step.first_value == step.last_value)
-    return format("%d%s", step.first_value, unit);
+  if (step.first_value == step.last_value) return format("%d%s", step.first_value, unit);
   return format("%d-%d%s", step.first_value, step.last_value, unit);
 }
 
@@ -99,8 +96,7 @@ std::string sweep_axis_title(SweepAxis axis) {
 OccupancyReport make_occupancy_report(const GpuSpec& gpu, const KernelLaunch& launch,
                                       std::optional<SweepAxis> sweep_axis) {
   OccupancyReport report{gpu, launch, compute_occupancy(gpu.sm, launch), sweep_axis, {}};
-  if (sweep_axis)
-    report.sweep = staircase(sweep_occupancy(gpu.sm, launch, *sweep_axis));
+  if (sweep_axis) report.sweep = staircase(sweep_occupancy(gpu.sm, launch, *sweep_axis));
   return report;
 }
 
@@ -193,14 +189,14 @@ std::string staircase_gnuplot_script(const OccupancyReport& report, const std::s
   script += "set ylabel 'occupancy (% of warp slots)'\nset yrange [0:110]\n";
   script += "set grid ytics\n";
   script += "set key top right\n";
-  // Each step is drawn as a flat segment from its first to its last value.
+  // gnuplot's "steps" holds each value until the next point: one point per step start, and
+  // the last step's end.
   script += "$steps << EOD\n";
   for (const SweepStep& step : report.sweep) {
-    script += format("%g %.4f %d\n", step.first_value * x_scale, 100.0 * step.point.occupancy,
-                     step.point.blocks_per_sm);
-    script += format("%g %.4f %d\n", step.last_value * x_scale, 100.0 * step.point.occupancy,
-                     step.point.blocks_per_sm);
+    script += format("%g %.4f\n", step.first_value * x_scale, 100.0 * step.point.occupancy);
   }
+  script += format("%g %.4f\n", report.sweep.back().last_value * x_scale,
+                   100.0 * report.sweep.back().point.occupancy);
   script += "EOD\n$limiters << EOD\n";
   int label_row = 0;  // alternate label heights so neighbouring narrow steps stay readable
   for (const SweepStep& step : report.sweep) {
@@ -219,8 +215,8 @@ std::string staircase_gnuplot_script(const OccupancyReport& report, const std::s
   script += format("set xrange [0:%g]\n", last_value * x_scale * 1.02);
   script += format("set arrow from %g,0 to %g,110 nohead dt 2 lc rgb '#d62728'\n",
                    operating_value * x_scale, operating_value * x_scale);
-  script += "plot $steps using 1:2 with lines lw 2.5 lc rgb '#1f6fb4' title 'occupancy', \\\n";
-  if (report.sweep.size() <= 14) {
+  script += "plot $steps using 1:2 with steps lw 2.5 lc rgb '#1f6fb4' title 'occupancy', \\\n";
+  if (report.sweep.size() <= 10) {  // more labels than this overlap
     script += "     $limiters using 1:2:3 with labels font 'sans,9' tc rgb '#444444' notitle, \\\n";
   }
   script +=

@@ -21,15 +21,9 @@ int quotient(int x, int y) {
   }
   return static_cast<int>(dividend / divisor);
 }
-int divide_round_up(int x, int y) {
-  return quotient(x + y - 1, y);
-}
-int round_up(int x, int y) {
-  return divide_round_up(x, y) * y;
-}
-int round_down(int x, int y) {
-  return quotient(x, y) * y;
-}
+int divide_round_up(int x, int y) { return quotient(x + y - 1, y); }
+int round_up(int x, int y) { return divide_round_up(x, y) * y; }
+int round_down(int x, int y) { return quotient(x, y) * y; }
 
 int carveout_bytes_at(const SmLimits& sm, std::size_t index) {
   return sm.shared_memory_carveouts_KiB[index] * 1024;
@@ -38,8 +32,7 @@ int carveout_bytes_at(const SmLimits& sm, std::size_t index) {
 /// Smallest legal carveout >= bytes, or -1 when none is large enough.
 int legal_carveout_at_least(const SmLimits& sm, int bytes) {
   for (std::size_t i = 0; i < sm.shared_memory_carveouts_KiB.size(); ++i) {
-    if (carveout_bytes_at(sm, i) >= bytes)
-      return carveout_bytes_at(sm, i);
+    if (carveout_bytes_at(sm, i) >= bytes) return carveout_bytes_at(sm, i);
   }
   return -1;
 }
@@ -47,8 +40,7 @@ int legal_carveout_at_least(const SmLimits& sm, int bytes) {
 /// The carveout requested: the default is the SM's capacity; a percentage p gives
 /// floor(p * capacity / 100) rounded up to the next legal carveout (cuda_occupancy.h).
 int requested_carveout_bytes(const SmLimits& sm, const std::optional<int>& percent) {
-  if (!percent)
-    return sm.shared_memory_per_sm_bytes;
+  if (!percent) return sm.shared_memory_per_sm_bytes;
   const std::int64_t bytes =
       static_cast<std::int64_t>(*percent) * sm.shared_memory_per_sm_bytes / 100;
   return legal_carveout_at_least(sm, static_cast<int>(bytes));
@@ -67,15 +59,13 @@ int shared_memory_allocation(const SmLimits& sm, int total_bytes) {
 
 /// Blocks the shared memory allows for a per-block allocation within the per-block limit.
 int shared_memory_blocks(const SmLimits& sm, int requested_carveout, int allocation) {
-  if (allocation == 0)
-    return kUnlimited;
+  if (allocation == 0) return kUnlimited;
   const int carveout = effective_carveout_bytes(sm, requested_carveout, allocation);
   return carveout < 0 ? 0 : carveout / allocation;
 }
 
 int register_blocks(const SmLimits& sm, int registers_per_warp, int warps) {
-  if (registers_per_warp == 0)
-    return kUnlimited;
+  if (registers_per_warp == 0) return kUnlimited;
   const int registers_per_subpartition =
       quotient(sm.registers_per_sm, sm.register_file_subpartitions);
   const int warps_per_subpartition = quotient(registers_per_subpartition, registers_per_warp);
@@ -155,10 +145,8 @@ std::string limiter_names(unsigned limiters) {
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {
-    if ((limiters & bit) == 0)
-      continue;
-    if (!out.empty())
-      out += "+";
+    if ((limiters & bit) == 0) continue;
+    if (!out.empty()) out += "+";
     out += name;
   }
   return out.empty() ? "none" : out;
@@ -252,14 +240,10 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
   const LimitBlocks& limit = result.limit;
   result.blocks_per_sm =
       std::min({limit.warps, limit.registers, limit.shared_memory, limit.blocks});
-  if (limit.warps == result.blocks_per_sm)
-    result.limiters |= kLimitWarps;
-  if (limit.registers == result.blocks_per_sm)
-    result.limiters |= kLimitRegisters;
-  if (limit.shared_memory == result.blocks_per_sm)
-    result.limiters |= kLimitSharedMemory;
-  if (limit.blocks == result.blocks_per_sm)
-    result.limiters |= kLimitBlocks;
+  if (limit.warps == result.blocks_per_sm) result.limiters |= kLimitWarps;
+  if (limit.registers == result.blocks_per_sm) result.limiters |= kLimitRegisters;
+  if (limit.shared_memory == result.blocks_per_sm) result.limiters |= kLimitSharedMemory;
+  if (limit.blocks == result.blocks_per_sm) result.limiters |= kLimitBlocks;
 
   if (!threads_fit) {
     result.failure = LaunchFailure::kThreadsExceedBlockLimit;
@@ -284,8 +268,7 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
 Headroom compute_headroom(const SmLimits& sm, const KernelLaunch& launch,
                           const OccupancyResult& at) {
   Headroom headroom;
-  if (!at.launchable())
-    return headroom;
+  if (!at.launchable()) return headroom;
   const int blocks = at.blocks_per_sm;
   const int target = blocks + 1;
   const int warps = at.allocation.warps;
@@ -297,8 +280,7 @@ Headroom compute_headroom(const SmLimits& sm, const KernelLaunch& launch,
   const int others_for_registers = std::min({limit.warps, limit.shared_memory, limit.blocks});
   if (others_for_registers >= target) {
     const int registers = max_registers_for_blocks(sm, warps, target);
-    if (registers >= 1)
-      headroom.registers_to_gain_block = launch.registers_per_thread - registers;
+    if (registers >= 1) headroom.registers_to_gain_block = launch.registers_per_thread - registers;
   }
 
   // Shared memory: within one carveout region (allocations sharing one carveout C) the
@@ -315,13 +297,11 @@ Headroom compute_headroom(const SmLimits& sm, const KernelLaunch& launch,
   int largest = current;
   for (int allocation = std::max(current, granularity);;) {
     const int carveout = effective_carveout_bytes(sm, requested, allocation);
-    if (allocation > limit_bytes || carveout < 0 || carveout / allocation < blocks)
-      break;
+    if (allocation > limit_bytes || carveout < 0 || carveout / allocation < blocks) break;
     const int region_end = std::min(requested >= allocation ? requested : carveout, limit_bytes);
     const int keeps_blocks = round_down(carveout / blocks, granularity);
     largest = std::min(region_end, keeps_blocks);
-    if (keeps_blocks < region_end || region_end == limit_bytes)
-      break;
+    if (keeps_blocks < region_end || region_end == limit_bytes) break;
     allocation = region_end + granularity;
   }
   const int largest_total =
@@ -334,8 +314,7 @@ Headroom compute_headroom(const SmLimits& sm, const KernelLaunch& launch,
   if (others_for_shared_memory >= target && current > 0) {
     const int smallest = round_up(reserved, granularity);  // the allocation of 0 bytes
     std::optional<int> best;
-    if (smallest == 0)
-      best = 0;  // no reserved bytes: an empty block is unlimited
+    if (smallest == 0) best = 0;  // no reserved bytes: an empty block is unlimited
     auto consider = [&](int region_begin, int region_end, int carveout) {
       const int candidate =
           std::min({region_end, round_down(carveout / target, granularity), current - granularity});
@@ -344,13 +323,11 @@ Headroom compute_headroom(const SmLimits& sm, const KernelLaunch& launch,
         best = candidate;
       }
     };
-    if (requested > 0)
-      consider(0, requested, requested);
+    if (requested > 0) consider(0, requested, requested);
     int previous = requested;
     for (std::size_t i = 0; i < sm.shared_memory_carveouts_KiB.size(); ++i) {
       const int carveout = carveout_bytes_at(sm, i);
-      if (carveout <= requested)
-        continue;
+      if (carveout <= requested) continue;
       consider(previous, carveout, carveout);
       previous = carveout;
     }

@@ -18,8 +18,7 @@ using nlohmann::json;
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0)
-      out += separator;
+    if (i > 0) out += separator;
     out += items[i];
   }
   return out;
@@ -32,8 +31,7 @@ class ObjectReader {
   ObjectReader(const json& object, std::string path, const std::string& file,
                std::vector<std::string>* consumed_paths)
       : object_(object), path_(std::move(path)), file_(file), consumed_paths_(consumed_paths) {
-    if (!object_.is_object())
-      throw error(path_.empty() ? "<document>" : path_, "a JSON object");
+    if (!object_.is_object()) throw error(path_.empty() ? "<document>" : path_, "a JSON object");
   }
 
   SpecError error(const std::string& field, const std::string& expectation) const {
@@ -48,8 +46,7 @@ class ObjectReader {
 
   const json& raw(std::string_view key, bool record_as_value = true) {
     const std::string name(key);
-    if (!object_.contains(name))
-      throw error(field_path(key), "a value (the field is missing)");
+    if (!object_.contains(name)) throw error(field_path(key), "a value (the field is missing)");
     consumed_.insert(name);
     if (record_as_value && consumed_paths_ != nullptr) {
       consumed_paths_->push_back(field_path(key));
@@ -82,14 +79,12 @@ class ObjectReader {
   /// A positive number, or null for "not supported by this GPU".
   std::optional<double> positive_number_or_null(std::string_view key) {
     const json& value = raw(key);
-    if (value.is_null())
-      return std::nullopt;
+    if (value.is_null()) return std::nullopt;
     return checked_positive_number(value, field_path(key));
   }
 
   std::optional<double> optional_positive_number(std::string_view key) {
-    if (!has(key))
-      return std::nullopt;
+    if (!has(key)) return std::nullopt;
     return positive_number(key);
   }
 
@@ -147,11 +142,9 @@ class ObjectReader {
   }
 
   double checked_positive_number(const json& value, const std::string& where) const {
-    if (!value.is_number())
-      throw error(where, "a number, got " + value.dump());
+    if (!value.is_number()) throw error(where, "a number, got " + value.dump());
     const double number = value.get<double>();
-    if (!(number > 0))
-      throw error(where, "a positive number, got " + value.dump());
+    if (!(number > 0)) throw error(where, "a positive number, got " + value.dump());
     return number;
   }
 
@@ -337,8 +330,7 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   spec.sm = read_sm_limits(root.object("sm"));
   spec.chip = read_chip(root.object("chip"));
   spec.peak_TFLOPS = read_peaks(root.object("peak_TFLOPS"));
-  if (root.has("measured"))
-    spec.measured = read_measured(root.object("measured"));
+  if (root.has("measured")) spec.measured = read_measured(root.object("measured"));
 
   // Every value names its source; every source names a reference.
   ObjectReader references = root.object("references");
@@ -357,8 +349,7 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
     const auto citation = citations.find(reference);
     if (citation == citations.end()) {
       std::vector<std::string> known;
-      for (const auto& [key, text] : citations)
-        known.push_back(key);
+      for (const auto& [key, text] : citations) known.push_back(key);
       throw root.error("sources." + item.key(), "a key of 'references' (" + join(known, ", ") +
                                                     "), got \"" + reference + "\"");
     }
@@ -401,20 +392,17 @@ const std::vector<GpuSpec>& embedded_specs() {
 const GpuSpec& embedded_spec(std::string_view id) {
   const std::vector<GpuSpec>& specs = embedded_specs();
   for (const GpuSpec& spec : specs) {
-    if (spec.id == id)
-      return spec;
+    if (spec.id == id) return spec;
   }
   std::vector<std::string> known;
-  for (const GpuSpec& spec : specs)
-    known.push_back(spec.id);
+  for (const GpuSpec& spec : specs) known.push_back(spec.id);
   throw UnknownGpuError("unknown GPU '" + std::string(id) + "'; known GPUs: " + join(known, ", ") +
                         " (or pass a spec file ending in .json)");
 }
 
 GpuSpec find_spec(std::string_view id_or_path) {
   const bool is_file = id_or_path.size() > 5 && id_or_path.substr(id_or_path.size() - 5) == ".json";
-  if (is_file)
-    return load_spec_file(std::filesystem::path(std::string(id_or_path)));
+  if (is_file) return load_spec_file(std::filesystem::path(std::string(id_or_path)));
   return embedded_spec(id_or_path);
 }
 

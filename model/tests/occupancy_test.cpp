@@ -213,8 +213,7 @@ int brute_registers_addable(const SmLimits& sm, const KernelLaunch& launch, int 
   int added = 0;
   while (probe.registers_per_thread < sm.max_registers_per_thread) {
     ++probe.registers_per_thread;
-    if (blocks_at(sm, probe) < blocks)
-      break;
+    if (blocks_at(sm, probe) < blocks) break;
     ++added;
   }
   return added;
@@ -225,8 +224,7 @@ std::optional<int> brute_registers_to_gain(const SmLimits& sm, const KernelLaunc
   KernelLaunch probe = launch;
   for (int registers = launch.registers_per_thread - 1; registers >= 1; --registers) {
     probe.registers_per_thread = registers;
-    if (blocks_at(sm, probe) > blocks)
-      return launch.registers_per_thread - registers;
+    if (blocks_at(sm, probe) > blocks) return launch.registers_per_thread - registers;
   }
   return std::nullopt;
 }
@@ -241,16 +239,14 @@ int brute_shared_memory_addable(const SmLimits& sm, const KernelLaunch& launch, 
   int best = launch.dynamic_shared_memory_bytes;
   for (int bytes = launch.dynamic_shared_memory_bytes + 1; bytes <= max_dynamic;) {
     probe.dynamic_shared_memory_bytes = bytes;
-    if (blocks_at(sm, probe) < blocks)
-      break;
+    if (blocks_at(sm, probe) < blocks) break;
     best = bytes;
     const int total = launch.static_shared_memory_bytes + bytes;
     const int step_end = (total + reserved + granularity - 1) / granularity * granularity;
     const int last_in_step =
         std::min(max_dynamic, step_end - reserved - launch.static_shared_memory_bytes);
     probe.dynamic_shared_memory_bytes = last_in_step;
-    if (blocks_at(sm, probe) < blocks)
-      break;
+    if (blocks_at(sm, probe) < blocks) break;
     best = last_in_step;
     bytes = last_in_step + 1;
   }
@@ -268,10 +264,8 @@ std::optional<int> brute_shared_memory_to_gain(const SmLimits& sm, const KernelL
   for (int step = current_step - granularity; step >= 0; step -= granularity) {
     const int bytes = std::max(0, step - reserved);
     probe.dynamic_shared_memory_bytes = bytes;
-    if (blocks_at(sm, probe) > blocks)
-      return launch.dynamic_shared_memory_bytes - bytes;
-    if (step - reserved <= 0)
-      break;
+    if (blocks_at(sm, probe) > blocks) return launch.dynamic_shared_memory_bytes - bytes;
+    if (step - reserved <= 0) break;
   }
   return std::nullopt;
 }
@@ -287,11 +281,9 @@ TEST(Headroom, MatchesBruteForceOnRandomLaunchesForEveryGpu) {
     for (int i = 0; i < 120; ++i) {
       KernelLaunch launch = launch_of(uniform(1, 32) * 32, uniform(1, 255), 0,
                                       uniform(0, 2) == 0 ? 0 : uniform(0, 100000));
-      if (uniform(0, 2) == 0)
-        launch.carveout_percent = uniform(0, 100);
+      if (uniform(0, 2) == 0) launch.carveout_percent = uniform(0, 100);
       const OccupancyResult r = compute_occupancy(sm, launch);
-      if (!r.launchable())
-        continue;
+      if (!r.launchable()) continue;
       ++checked;
       SCOPED_TRACE(gpu.id + " threads " + std::to_string(launch.threads_per_block) + " regs " +
                    std::to_string(launch.registers_per_thread) + " dynamic " +
@@ -345,8 +337,7 @@ TEST(Sweep, RegistersCoverOneTo255AndNeverGainBlocks) {
   // 1 (A = 2048 * 8 / blocks rounded down to the allocation unit).
   const auto steps = staircase(points);
   std::vector<int> blocks;
-  for (const SweepStep& step : steps)
-    blocks.push_back(step.point.blocks_per_sm);
+  for (const SweepStep& step : steps) blocks.push_back(step.point.blocks_per_sm);
   EXPECT_EQ(blocks, (std::vector<int>{8, 8, 6, 5, 4, 3, 2, 1}));
   EXPECT_EQ(steps[1].first_value, 25);  // from 25 regs registers bind together with warps
   EXPECT_EQ(steps[1].last_value, 32);
@@ -520,8 +511,7 @@ TEST_P(EveryGpuBoundaries, CarveoutsAreLegalAndRaisedWhenTooSmall) {
 
 INSTANTIATE_TEST_SUITE_P(EveryGpu, EveryGpuBoundaries, ::testing::ValuesIn([] {
                            std::vector<std::string> ids;
-                           for (const GpuSpec& gpu : embedded_specs())
-                             ids.push_back(gpu.id);
+                           for (const GpuSpec& gpu : embedded_specs()) ids.push_back(gpu.id);
                            return ids;
                          }()),
                          [](const auto& info) {

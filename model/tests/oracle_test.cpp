@@ -68,10 +68,8 @@ class LaunchGenerator {
         pick(3) == 0 ? 0 : shared_bytes(pick(8) == 0 ? optin + 4096 : 48 * 1024);
     launch.dynamic_shared_memory_bytes = pick(4) == 0 ? 0 : shared_bytes(optin + 2048);
     const int max_dynamic = std::max(0, optin - launch.static_shared_memory_bytes);
-    if (pick(3) == 0)
-      launch.max_dynamic_shared_memory_bytes = uniform(0, max_dynamic);
-    if (pick(2) == 0)
-      launch.carveout_percent = uniform(0, 100);
+    if (pick(3) == 0) launch.max_dynamic_shared_memory_bytes = uniform(0, max_dynamic);
+    if (pick(2) == 0) launch.carveout_percent = uniform(0, 100);
     return launch;
   }
 
@@ -123,8 +121,7 @@ TEST_P(OracleTest, MatchesCudaOccupancyHeaderOnRandomLaunches) {
         static_cast<size_t>(launch.dynamic_shared_memory_bytes));
     ASSERT_EQ(status, CUDA_OCC_SUCCESS) << "header refused case " << i;
     ++compared;
-    if (ours.blocks_per_sm > 0)
-      ++launchable;
+    if (ours.blocks_per_sm > 0) ++launchable;
 
     const bool same = ours.blocks_per_sm == theirs.activeBlocksPerMultiprocessor &&
                       ours.limiters == (theirs.limitingFactors & 0x0f) &&
@@ -159,8 +156,7 @@ TEST_P(OracleTest, MatchesCudaOccupancyHeaderOnRandomLaunches) {
 
 std::vector<std::string> all_gpu_ids() {
   std::vector<std::string> ids;
-  for (const GpuSpec& gpu : embedded_specs())
-    ids.push_back(gpu.id);
+  for (const GpuSpec& gpu : embedded_specs()) ids.push_back(gpu.id);
   return ids;
 }
 
@@ -168,8 +164,7 @@ INSTANTIATE_TEST_SUITE_P(EveryGpu, OracleTest, ::testing::ValuesIn(all_gpu_ids()
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name) {
-                             if (c == '-')
-                               c = '_';
+                             if (c == '-') c = '_';
                            }
                            return name;
                          });

@@ -51,8 +51,7 @@ std::vector<fs::path> SpecFilesOnDisk() {
 /// Every spec file on disk, loaded with load_spec_file.
 std::vector<GpuSpec> SpecsOnDisk() {
   std::vector<GpuSpec> specs;
-  for (const fs::path& path : SpecFilesOnDisk())
-    specs.push_back(load_spec_file(path));
+  for (const fs::path& path : SpecFilesOnDisk()) specs.push_back(load_spec_file(path));
   return specs;
 }
 
@@ -176,11 +175,9 @@ TEST(SpecDatabase, EveryFileOnDiskLoadsAndItsIdIsTheFileStem) {
 
 TEST(SpecDatabase, EmbeddedIdsAreTheFilesOnDisk) {
   std::vector<std::string> disk_ids;
-  for (const fs::path& path : SpecFilesOnDisk())
-    disk_ids.push_back(path.stem().string());
+  for (const fs::path& path : SpecFilesOnDisk()) disk_ids.push_back(path.stem().string());
   std::vector<std::string> embedded_ids;
-  for (const GpuSpec& spec : embedded_specs())
-    embedded_ids.push_back(spec.id);
+  for (const GpuSpec& spec : embedded_specs()) embedded_ids.push_back(spec.id);
   // Both lists are sorted (file names by path, embedded specs by id), so this compares sets
   // and, on a difference, shows which ids are stale or missing.
   EXPECT_EQ(embedded_ids, disk_ids);
@@ -283,8 +280,7 @@ TEST(SpecConstants, EveryValueHasANonEmptySource) {
       ASSERT_NE(source, spec.sources.end());
       EXPECT_FALSE(source->second.empty());
     }
-    for (const auto& [field, text] : spec.sources)
-      EXPECT_FALSE(text.empty()) << field;
+    for (const auto& [field, text] : spec.sources) EXPECT_FALSE(text.empty()) << field;
   }
 }
 

@@ -135,8 +135,7 @@ int main(int argc, char** argv) {
       return usage("unknown or incomplete argument '" + arg + "'");
     }
   }
-  if (out_path.empty())
-    return usage("missing required flag --out");
+  if (out_path.empty()) return usage("missing required flag --out");
 
   std::string why;
   if (!cuda_device_available(why)) {
@@ -159,8 +158,7 @@ int main(int argc, char** argv) {
               << comparison.query_mismatches << "\n"
               << "residency runs: " << comparison.residency_runs << ", hardware peak != model "
               << comparison.residency_mismatches << "\n";
-    for (const std::string& line : comparison.first_mismatches)
-      std::cout << "  " << line << "\n";
+    for (const std::string& line : comparison.first_mismatches) std::cout << "  " << line << "\n";
     for (const std::string& line : comparison.spec_disagreements) {
       std::cout << "  spec disagrees with the device: " << line << "\n";
     }

@@ -155,8 +155,7 @@ ProbeResults run_occupancy_probes(void (*progress)(const std::string& line)) {
               "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)");
         for (const int block : threads) {
           for (const int dynamic : dynamic_sizes) {
-            if (dynamic < 0)
-              continue;
+            if (dynamic < 0) continue;
             RuntimeQuery query{static_cast<int>(k), block, dynamic, max_dynamic, carveout, 0, ""};
             const cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &query.runtime_blocks_per_sm, kernel.function, block, static_cast<size_t>(dynamic));
@@ -180,8 +179,7 @@ ProbeResults run_occupancy_probes(void (*progress)(const std::string& line)) {
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                   &run.runtime_blocks_per_sm, kernel.function, block, static_cast<size_t>(dynamic)),
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-        if (run.runtime_blocks_per_sm == 0)
-          continue;
+        if (run.runtime_blocks_per_sm == 0) continue;
         run.grid_blocks = device.sm_count * (run.runtime_blocks_per_sm + 1);
         check(cudaMemset(counters, 0, sizeof(int) * 2 * 1024), "cudaMemset");
         Residency residency{counters, counters + 1024,

@@ -36,14 +36,12 @@ KernelLaunch launch_of(const json& kernel, int threads, int dynamic_bytes, int m
   launch.static_shared_memory_bytes = int_field(kernel, "static_shared_memory_bytes", "kernels[]");
   launch.dynamic_shared_memory_bytes = dynamic_bytes;
   launch.max_dynamic_shared_memory_bytes = max_dynamic;
-  if (carveout >= 0)
-    launch.carveout_percent = carveout;
+  if (carveout >= 0) launch.carveout_percent = carveout;
   return launch;
 }
 
 void note(RuntimeOccupancyComparison& comparison, const std::string& text) {
-  if (comparison.first_mismatches.size() < 20)
-    comparison.first_mismatches.push_back(text);
+  if (comparison.first_mismatches.size() < 20) comparison.first_mismatches.push_back(text);
 }
 
 void compare_property(RuntimeOccupancyComparison& comparison, const json& device,

@@ -18,8 +18,7 @@ std::vector<fs::path> measurement_files() {
   std::vector<fs::path> files;
   for (const auto& gpu_dir : fs::directory_iterator(ROOFCAST_MEASUREMENTS_DIR)) {
     const fs::path file = gpu_dir.path() / "occupancy-runtime.json";
-    if (fs::exists(file))
-      files.push_back(file);
+    if (fs::exists(file)) files.push_back(file);
   }
   return files;
 }
@@ -49,10 +48,8 @@ TEST(MeasuredOccupancy, EveryCommittedRuntimeAnswerEqualsTheModel) {
     EXPECT_GE(comparison.residency_runs, 50);
     EXPECT_EQ(comparison.query_mismatches, 0);
     EXPECT_EQ(comparison.residency_mismatches, 0);
-    for (const std::string& line : comparison.first_mismatches)
-      ADD_FAILURE() << line;
-    for (const std::string& line : comparison.spec_disagreements)
-      ADD_FAILURE() << line;
+    for (const std::string& line : comparison.first_mismatches) ADD_FAILURE() << line;
+    for (const std::string& line : comparison.spec_disagreements) ADD_FAILURE() << line;
   }
 }
 
