@@ -364,7 +364,7 @@ std::string occupancy_table_text(const OccupancyTable& table) {
                   l.static_shared_memory_bytes, l.dynamic_shared_memory_bytes);
   }
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
-    out += "\n" + gpu_title(table.gpus[g]) + "\n";
+    out += format("\n%s\n", gpu_title(table.gpus[g]).c_str());
     out += format("  %-34s %9s %9s  %s\n", "kernel", "blocks/SM", "occupancy", "limited by");
     for (std::size_t k = 0; k < table.kernels.size(); ++k) {
       const OccupancyResult& r = table.results[g][k];
