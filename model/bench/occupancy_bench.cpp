@@ -11,7 +11,7 @@
 #include "roofcast/spec.hpp"
 
 #if __has_include(<cuda_occupancy.h>)
-#include <cuda_occupancy.h>
+#include "support/cuda_occupancy_adapter.hpp"
 #define ROOFCAST_HAVE_OCCUPANCY_HEADER 1
 #endif
 
@@ -75,19 +75,7 @@ BENCHMARK(BM_roofcast_with_headroom);
 #ifdef ROOFCAST_HAVE_OCCUPANCY_HEADER
 void BM_cuda_occupancy_header(benchmark::State& state) {
   const roofcast::GpuSpec& gpu = bench_gpu();
-  cudaOccDeviceProp properties;
-  properties.computeMajor = gpu.compute_capability.major;
-  properties.computeMinor = gpu.compute_capability.minor;
-  properties.maxThreadsPerBlock = gpu.sm.max_threads_per_block;
-  properties.maxThreadsPerMultiprocessor = gpu.sm.max_threads_per_sm;
-  properties.regsPerBlock = gpu.sm.max_registers_per_block;
-  properties.regsPerMultiprocessor = gpu.sm.registers_per_sm;
-  properties.warpSize = gpu.sm.warp_size;
-  properties.sharedMemPerBlock = gpu.sm.shared_memory_per_block_default_bytes;
-  properties.sharedMemPerMultiprocessor = gpu.sm.shared_memory_per_sm_bytes;
-  properties.numSms = gpu.chip.sm_count;
-  properties.sharedMemPerBlockOptin = gpu.sm.shared_memory_per_block_optin_bytes;
-  properties.reservedSharedMemPerBlock = gpu.sm.reserved_shared_memory_per_block_bytes;
+  const cudaOccDeviceProp properties = roofcast::testing::device_properties(gpu);
   // Attributes and state prepared outside the timed loop, as roofcast's inputs are.
   struct Prepared {
     cudaOccFuncAttributes attributes;
@@ -97,17 +85,11 @@ void BM_cuda_occupancy_header(benchmark::State& state) {
   };
   std::vector<Prepared> prepared;
   for (const KernelLaunch& launch : inputs()) {
-    Prepared p;
-    p.attributes.maxThreadsPerBlock = 1024;
-    p.attributes.numRegs = launch.registers_per_thread;
-    p.attributes.sharedSizeBytes = static_cast<size_t>(launch.static_shared_memory_bytes);
-    p.attributes.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-    p.attributes.maxDynamicSharedSizeBytes = static_cast<size_t>(std::max(
-        0, gpu.sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes));
-    p.attributes.numBlockBarriers = 1;
-    p.state.carveoutConfig = launch.carveout_percent.value_or(SHAREDMEM_CARVEOUT_DEFAULT);
-    p.threads = launch.threads_per_block;
-    p.dynamic_bytes = static_cast<size_t>(launch.dynamic_shared_memory_bytes);
+    const int max_dynamic =
+        std::max(0, gpu.sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes);
+    Prepared p{roofcast::testing::function_attributes(launch, max_dynamic),
+               roofcast::testing::device_state(launch), launch.threads_per_block,
+               static_cast<size_t>(launch.dynamic_shared_memory_bytes)};
     prepared.push_back(p);
   }
   std::size_t i = 0;

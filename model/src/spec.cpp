@@ -212,33 +212,28 @@ SmLimits read_sm_limits(ObjectReader sm) {
                                                 std::to_string(limits.warp_size) + "), got " +
                                                 std::to_string(limits.max_threads_per_sm));
   }
-  if (limits.max_threads_per_block > limits.max_threads_per_sm) {
-    throw sm.error("sm.max_threads_per_block",
-                   "at most max_threads_per_sm (" + std::to_string(limits.max_threads_per_sm) +
-                       "), got " + std::to_string(limits.max_threads_per_block));
-  }
+  // field <= bound, both named in the error.
+  auto require_at_most = [&sm](const char* field, int value, const char* bound_name, int bound) {
+    if (value > bound) {
+      throw sm.error(std::string("sm.") + field, std::string("at most ") + bound_name + " (" +
+                                                     std::to_string(bound) + "), got " +
+                                                     std::to_string(value));
+    }
+  };
+  require_at_most("max_threads_per_block", limits.max_threads_per_block, "max_threads_per_sm",
+                  limits.max_threads_per_sm);
   if (limits.registers_per_sm % limits.register_file_subpartitions != 0) {
     throw sm.error("sm.register_file_subpartitions",
                    "a divisor of registers_per_sm (" + std::to_string(limits.registers_per_sm) +
                        "), got " + std::to_string(limits.register_file_subpartitions));
   }
-  if (limits.max_registers_per_block > limits.registers_per_sm) {
-    throw sm.error("sm.max_registers_per_block",
-                   "at most registers_per_sm (" + std::to_string(limits.registers_per_sm) +
-                       "), got " + std::to_string(limits.max_registers_per_block));
-  }
-  if (limits.shared_memory_per_block_optin_bytes > limits.shared_memory_per_sm_bytes) {
-    throw sm.error("sm.shared_memory_per_block_optin_bytes",
-                   "at most shared_memory_per_sm_bytes (" +
-                       std::to_string(limits.shared_memory_per_sm_bytes) + "), got " +
-                       std::to_string(limits.shared_memory_per_block_optin_bytes));
-  }
-  if (limits.shared_memory_per_block_default_bytes > limits.shared_memory_per_block_optin_bytes) {
-    throw sm.error("sm.shared_memory_per_block_default_bytes",
-                   "at most shared_memory_per_block_optin_bytes (" +
-                       std::to_string(limits.shared_memory_per_block_optin_bytes) + "), got " +
-                       std::to_string(limits.shared_memory_per_block_default_bytes));
-  }
+  require_at_most("max_registers_per_block", limits.max_registers_per_block, "registers_per_sm",
+                  limits.registers_per_sm);
+  require_at_most("shared_memory_per_block_optin_bytes", limits.shared_memory_per_block_optin_bytes,
+                  "shared_memory_per_sm_bytes", limits.shared_memory_per_sm_bytes);
+  require_at_most(
+      "shared_memory_per_block_default_bytes", limits.shared_memory_per_block_default_bytes,
+      "shared_memory_per_block_optin_bytes", limits.shared_memory_per_block_optin_bytes);
   return limits;
 }
 

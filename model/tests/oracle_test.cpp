@@ -9,7 +9,7 @@
 #include "roofcast/spec.hpp"
 
 #if __has_include(<cuda_occupancy.h>)
-#include <cuda_occupancy.h>
+#include "support/cuda_occupancy_adapter.hpp"
 #define ROOFCAST_HAVE_OCCUPANCY_HEADER 1
 #endif
 
@@ -20,36 +20,9 @@ namespace {
 
 constexpr int kCasesPerGpu = 250000;
 
-cudaOccDeviceProp device_properties(const GpuSpec& gpu) {
-  cudaOccDeviceProp properties;
-  properties.computeMajor = gpu.compute_capability.major;
-  properties.computeMinor = gpu.compute_capability.minor;
-  properties.maxThreadsPerBlock = gpu.sm.max_threads_per_block;
-  properties.maxThreadsPerMultiprocessor = gpu.sm.max_threads_per_sm;
-  properties.regsPerBlock = gpu.sm.max_registers_per_block;
-  properties.regsPerMultiprocessor = gpu.sm.registers_per_sm;
-  properties.warpSize = gpu.sm.warp_size;
-  properties.sharedMemPerBlock = gpu.sm.shared_memory_per_block_default_bytes;
-  properties.sharedMemPerMultiprocessor = gpu.sm.shared_memory_per_sm_bytes;
-  properties.numSms = gpu.chip.sm_count;
-  properties.sharedMemPerBlockOptin = gpu.sm.shared_memory_per_block_optin_bytes;
-  properties.reservedSharedMemPerBlock = gpu.sm.reserved_shared_memory_per_block_bytes;
-  return properties;
-}
-
-/// What the runtime passes for a kernel: cudaOccFuncAttributes(cudaFuncAttributes) sets
-/// the opt-in shared-memory config and one block barrier.
-cudaOccFuncAttributes function_attributes(const KernelLaunch& launch, int max_dynamic) {
-  cudaOccFuncAttributes attributes;
-  attributes.maxThreadsPerBlock = 1024;
-  attributes.numRegs = launch.registers_per_thread;
-  attributes.sharedSizeBytes = static_cast<size_t>(launch.static_shared_memory_bytes);
-  attributes.partitionedGCConfig = PARTITIONED_GC_OFF;
-  attributes.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-  attributes.maxDynamicSharedSizeBytes = static_cast<size_t>(max_dynamic);
-  attributes.numBlockBarriers = 1;
-  return attributes;
-}
+using testing::device_properties;
+using testing::device_state;
+using testing::function_attributes;
 
 /// Shared-memory sizes drawn near the places where the answer changes: multiples of the
 /// granularity, legal carveouts and their fractions, plus uniform values.
@@ -113,8 +86,7 @@ TEST_P(OracleTest, MatchesCudaOccupancyHeaderOnRandomLaunches) {
 
     const cudaOccFuncAttributes attributes =
         function_attributes(launch, ours.allocation.max_dynamic_shared_memory_bytes);
-    cudaOccDeviceState state;
-    state.carveoutConfig = launch.carveout_percent.value_or(SHAREDMEM_CARVEOUT_DEFAULT);
+    const cudaOccDeviceState state = device_state(launch);
     cudaOccResult theirs;
     const cudaOccError status = cudaOccMaxActiveBlocksPerMultiprocessor(
         &theirs, &properties, &attributes, &state, launch.threads_per_block,
