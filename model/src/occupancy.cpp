@@ -57,13 +57,6 @@ int shared_memory_allocation(const SmLimits& sm, int total_bytes) {
                   sm.shared_memory_allocation_granularity_bytes);
 }
 
-/// Blocks the shared memory allows for a per-block allocation within the per-block limit.
-int shared_memory_blocks(const SmLimits& sm, int requested_carveout, int allocation) {
-  if (allocation == 0) return kUnlimited;
-  const int carveout = effective_carveout_bytes(sm, requested_carveout, allocation);
-  return carveout < 0 ? 0 : carveout / allocation;
-}
-
 int register_blocks(const SmLimits& sm, int registers_per_warp, int warps) {
   if (registers_per_warp == 0) return kUnlimited;
   const int registers_per_subpartition =
