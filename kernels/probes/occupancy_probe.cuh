@@ -66,9 +66,11 @@ __global__ void occupancy_probe(float* out, int iterations, int dynamic_floats,
     sum += static_tile[(threadIdx.x + 1) % (kStaticBytes / sizeof(float))];
   }
   if (dynamic_floats > 0) {
-    dynamic_tile[threadIdx.x % dynamic_floats] = sum;
+    // One writer per element (no write-write hazard), read back after the barrier.
+    const int written = min(dynamic_floats, static_cast<int>(blockDim.x));
+    if (static_cast<int>(threadIdx.x) < written) dynamic_tile[threadIdx.x] = sum;
     __syncthreads();
-    sum += dynamic_tile[(threadIdx.x + 1) % dynamic_floats];
+    sum += dynamic_tile[(threadIdx.x + 1) % written];
   }
 
   if (residency.current != nullptr) {
