@@ -41,6 +41,8 @@ __global__ void occupancy_probe(float* out, int iterations, int dynamic_floats,
                                 Residency residency) {
   static_assert(kLiveValues >= 1, "at least one accumulator");
   static_assert(kStaticBytes % sizeof(float) == 0, "static shared memory is a float array");
+  static_assert(kStaticBytes == 0 || kStaticBytes / sizeof(float) >= 1024,
+                "one writer per static element for blocks of up to 1024 threads");
   extern __shared__ float dynamic_tile[];
   float* static_tile = StaticTile<kStaticBytes>::get();
 
