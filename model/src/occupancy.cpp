@@ -79,47 +79,44 @@ int max_registers_for_blocks(const SmLimits& sm, int warps, int target) {
   return std::min(sm.max_registers_per_thread, per_warp / sm.warp_size);
 }
 
+// Bounds far past any GPU's limits that keep every int product and sum below 2^31.
+constexpr int kMaxThreads = 1 << 24;
+constexpr int kMaxRegisters = 1 << 16;
+constexpr int kMaxBytes = 1 << 30;
+
 [[gnu::cold, gnu::noinline]] void report_bad_arguments(const SmLimits& sm,
                                                        const KernelLaunch& launch) {
-  auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
-  if (launch.threads_per_block <= 0) {
-    fail("threads_per_block must be positive, got " + std::to_string(launch.threads_per_block));
-  }
-  if (launch.registers_per_thread < 0) {
-    fail("registers_per_thread must not be negative, got " +
-         std::to_string(launch.registers_per_thread));
-  }
-  if (launch.static_shared_memory_bytes < 0) {
-    fail("static_shared_memory_bytes must not be negative, got " +
-         std::to_string(launch.static_shared_memory_bytes));
-  }
-  if (launch.dynamic_shared_memory_bytes < 0) {
-    fail("dynamic_shared_memory_bytes must not be negative, got " +
-         std::to_string(launch.dynamic_shared_memory_bytes));
-  }
-  if (launch.carveout_percent && (*launch.carveout_percent < 0 || *launch.carveout_percent > 100)) {
-    fail("carveout_percent must be within 0..100, got " + std::to_string(*launch.carveout_percent));
-  }
-  if (launch.max_dynamic_shared_memory_bytes) {
-    const int max_dynamic = *launch.max_dynamic_shared_memory_bytes;
-    const int allowed =
-        std::max(0, sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes);
-    if (max_dynamic < 0 || max_dynamic > allowed) {
-      fail("max_dynamic_shared_memory_bytes must be within 0..opt-in - static (" +
-           std::to_string(allowed) + "), as cudaFuncSetAttribute requires; got " +
-           std::to_string(max_dynamic));
+  auto require = [](const char* name, int value, int low, int high) {
+    if (value < low || value > high) {
+      throw std::invalid_argument(std::string(name) + " must be within " + std::to_string(low) +
+                                  ".." + std::to_string(high) + ", got " + std::to_string(value));
     }
+  };
+  require("threads_per_block", launch.threads_per_block, 1, kMaxThreads);
+  require("registers_per_thread", launch.registers_per_thread, 0, kMaxRegisters);
+  require("static_shared_memory_bytes", launch.static_shared_memory_bytes, 0, kMaxBytes);
+  require("dynamic_shared_memory_bytes", launch.dynamic_shared_memory_bytes, 0, kMaxBytes);
+  if (launch.carveout_percent) require("carveout_percent", *launch.carveout_percent, 0, 100);
+  if (launch.max_dynamic_shared_memory_bytes) {
+    // cudaFuncSetAttribute refuses a maximum above opt-in - static.
+    require(
+        "max_dynamic_shared_memory_bytes", *launch.max_dynamic_shared_memory_bytes, 0,
+        std::max(0, sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes));
   }
 }
 
-/// One branch on the hot path; the cold path names the argument at fault.
+/// One branch on the hot path; the cold path names the argument at fault. A negative value
+/// cast to unsigned exceeds every bound.
 void check_arguments(const SmLimits& sm, const KernelLaunch& launch) {
-  const int carveout = launch.carveout_percent.value_or(0);
+  auto above = [](int value, int bound) {
+    return static_cast<unsigned>(value) > static_cast<unsigned>(bound);
+  };
   const int max_dynamic = launch.max_dynamic_shared_memory_bytes.value_or(0);
-  const bool bad = (launch.threads_per_block <= 0) | (launch.registers_per_thread < 0) |
-                   (launch.static_shared_memory_bytes < 0) |
-                   (launch.dynamic_shared_memory_bytes < 0) | (carveout < 0) | (carveout > 100) |
-                   (max_dynamic < 0) |
+  const bool bad = (launch.threads_per_block <= 0) | above(launch.threads_per_block, kMaxThreads) |
+                   above(launch.registers_per_thread, kMaxRegisters) |
+                   above(launch.static_shared_memory_bytes, kMaxBytes) |
+                   above(launch.dynamic_shared_memory_bytes, kMaxBytes) |
+                   above(launch.carveout_percent.value_or(0), 100) | above(max_dynamic, kMaxBytes) |
                    (max_dynamic > 0 && max_dynamic > sm.shared_memory_per_block_optin_bytes -
                                                          launch.static_shared_memory_bytes);
   if (bad) [[unlikely]] {

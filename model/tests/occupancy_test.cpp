@@ -199,6 +199,11 @@ TEST(Occupancy, InvalidArgumentsThrowWithTheirName) {
   expect_throw(with_carveout(launch_of(32, 8), 101), "carveout_percent");
   expect_throw(with_carveout(launch_of(32, 8), -1), "carveout_percent");
   expect_throw(with_max_dynamic(launch_of(32, 8, 1024), 232448), "max_dynamic_shared_memory_bytes");
+  // Values past any GPU's limits are refused before int arithmetic could overflow.
+  expect_throw(launch_of(1 << 30, 32), "threads_per_block must be within 1..16777216");
+  expect_throw(launch_of(32, 1 << 20), "registers_per_thread must be within 0..65536");
+  expect_throw(launch_of(32, 8, 0, 2000000000), "dynamic_shared_memory_bytes must be within");
+  expect_throw(launch_of(32, 8, 2000000000, 0), "static_shared_memory_bytes must be within");
 }
 
 // --- Headroom against brute force -------------------------------------------------------
