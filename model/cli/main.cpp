@@ -1,7 +1,8 @@
 // roofcast: command-line views on the model.
 //   roofcast gpus [--json] [--spec FILE]
-//   roofcast occupancy --gpu ID --threads N --regs N [--smem N] [--dynamic-smem N]
-//                      [--max-dynamic-smem N] [--carveout PCT] [--sweep regs|smem|threads] [--json]
+//   roofcast occupancy (--gpu ID|FILE.json | --spec FILE) --threads N --regs N [--smem N]
+//                      [--dynamic-smem N] [--max-dynamic-smem N] [--carveout PCT]
+//                      [--sweep regs|smem|threads [--svg FILE]] [--json]
 //   roofcast table [--json] [--spec FILE]
 #include <cstdio>
 #include <filesystem>

@@ -194,6 +194,12 @@ TEST(CliSpecFile, OccupancyAcceptsAUserSpecFile) {
   const nlohmann::json j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j["gpu"]["id"], "my-h100");
   EXPECT_EQ(j["blocks_per_sm"], 16);
+  const CliRun listed = run_cli("gpus --json --spec '" + path.string() + "'");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const nlohmann::json gpus = nlohmann::json::parse(listed.out);
+  ASSERT_EQ(gpus.size(), 9u);  // the 8 embedded GPUs and the user's file
+  EXPECT_EQ(gpus.back()["id"], "my-h100");
+  EXPECT_EQ(gpus.back()["origin"], path.string());
   expect_error("occupancy --spec '" + path.string() + "' --gpu h100-sxm5 --threads 32 --regs 16", 2,
                "give --gpu or --spec, not both");
   fs::remove(path);
