@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofcast/spec.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,7 +199,7 @@ TEST(CliSpecFile, OccupancyAcceptsAUserSpecFile) {
   const CliRun listed = run_cli("gpus --json --spec '" + path.string() + "'");
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   const nlohmann::json gpus = nlohmann::json::parse(listed.out);
-  ASSERT_EQ(gpus.size(), 9u);  // the 8 embedded GPUs and the user's file
+  ASSERT_EQ(gpus.size(), roofcast::embedded_specs().size() + 1);  // the database and the file
   EXPECT_EQ(gpus.back()["id"], "my-h100");
   EXPECT_EQ(gpus.back()["origin"], path.string());
   expect_error("occupancy --spec '" + path.string() + "' --gpu h100-sxm5 --threads 32 --regs 16", 2,
