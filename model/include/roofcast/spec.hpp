@@ -19,6 +19,7 @@ inline constexpr int kSpecSchemaVersion = 1;
 struct ComputeCapability {
   int major = 0;
   int minor = 0;
+  bool operator==(const ComputeCapability&) const = default;
 };
 
 /// Per-SM resource limits. Units are in the names; registers are 32-bit registers.
@@ -51,6 +52,7 @@ struct SmLimits {
   int fp32_lanes_per_sm = 0;
 
   int max_warps_per_sm() const { return max_threads_per_sm / warp_size; }
+  bool operator==(const SmLimits&) const = default;
 };
 
 /// Whole-chip figures. GB is 1e9 bytes; MiB is 2^20.
@@ -62,6 +64,7 @@ struct ChipFigures {
   double dram_bw_GBps = 0;
   int memory_bus_width_bits = 0;
   double memory_clock_MHz = 0;
+  bool operator==(const ChipFigures&) const = default;
 };
 
 /// Vendor peak rates, TFLOPS (1e12 FLOP/s). Tensor figures are dense; an empty optional
@@ -73,6 +76,7 @@ struct PeakTflops {
   std::optional<double> fp16_tensor_dense;
   std::optional<double> bf16_tensor_dense;
   std::optional<double> fp8_tensor_dense;
+  bool operator==(const PeakTflops&) const = default;
 };
 
 /// Ceilings measured by roofcast's microbenchmarks on real hardware, kept apart from vendor
@@ -86,6 +90,7 @@ struct MeasuredCeilings {
   std::optional<double> dram_latency_cycles;
   std::optional<double> l2_latency_cycles;
   std::optional<double> shared_memory_latency_cycles;
+  bool operator==(const MeasuredCeilings&) const = default;
 };
 
 struct GpuSpec {
