@@ -360,6 +360,9 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
 }
 
 GpuSpec load_spec_file(const std::filesystem::path& path) {
+  if (std::filesystem::is_directory(path)) {
+    throw SpecError(path.string(), "<document>", "a readable file (it is a directory)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw SpecError(path.string(), "<document>", "a readable file (cannot open it)");

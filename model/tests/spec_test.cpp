@@ -633,6 +633,16 @@ TEST(SpecMalformed, EmptyId) {
   EXPECT_TRUE(RejectedWith(document, "id", "non-empty string"));
 }
 
+TEST(SpecMalformed, DirectoryIsNotASpecFile) {
+  try {
+    load_spec_file(kGpuDir);
+    FAIL() << "expected SpecError";
+  } catch (const SpecError& error) {
+    EXPECT_EQ(error.field(), "<document>");
+    EXPECT_TRUE(Contains(error.expectation(), "it is a directory")) << error.what();
+  }
+}
+
 TEST(SpecMalformed, UnreadableFile) {
   const fs::path path = kGpuDir / "this-file-does-not-exist.json";
   ASSERT_FALSE(fs::exists(path));
