@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     (all.empty() ? std::cerr : std::cout) << kUsage;
     return all.empty() ? kExitUsage : 0;
   }
-  const std::string command = all[0];
+  const std::string& command = all[0];
   const std::vector<std::string> args(all.begin() + 1, all.end());
   try {
     if (command == "gpus") return run_gpus(args);
