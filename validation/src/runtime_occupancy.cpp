@@ -1,7 +1,8 @@
 #include "roofcast/validation/runtime_occupancy.hpp"
 
 #include <cmath>
-#include <limits>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 #include "roofcast/occupancy.hpp"
@@ -28,8 +29,9 @@ int int_field(const json& object, const char* key, const std::string& where) {
   return value.get<int>();
 }
 
-KernelLaunch launch_of(const json& kernel, int threads, int dynamic_bytes, int max_dynamic,
-                       int carveout) {
+/// carveout -1 is the default; an empty max_dynamic is raised to the opt-in maximum.
+KernelLaunch launch_of(const json& kernel, int threads, int dynamic_bytes,
+                       std::optional<int> max_dynamic, int carveout) {
   KernelLaunch launch;
   launch.threads_per_block = threads;
   launch.registers_per_thread = int_field(kernel, "registers_per_thread", "kernels[]");
@@ -101,8 +103,8 @@ RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, co
     const json& kernel = kernels.at(int_field(run, "kernel", "residency[]"));
     const int threads = int_field(run, "threads_per_block", "residency[]");
     const int dynamic = int_field(run, "dynamic_shared_memory_bytes", "residency[]");
-    KernelLaunch launch = launch_of(kernel, threads, dynamic, 0, -1);
-    launch.max_dynamic_shared_memory_bytes.reset();  // raised to the opt-in maximum
+    // The residency runs raise the kernel's dynamic limit to the opt-in maximum.
+    const KernelLaunch launch = launch_of(kernel, threads, dynamic, std::nullopt, -1);
     const int model_blocks = compute_occupancy_limits(spec.sm, launch).blocks_per_sm;
     const int peak = int_field(run, "peak_blocks_on_any_sm", "residency[]");
     ++comparison.residency_runs;
