@@ -1,0 +1,100 @@
+// THE kernel registry: the only list of SGEMM ladder kernels. Tests, validation, reports and the
+// model's config enumeration read kRegistry; the CUDA launch table (launch.hpp) is generated
+// from it at compile time, so a config exists here exactly when it is compiled and launchable.
+//
+// Pure C++17, no CUDA: the model (no GPU, no toolkit) includes it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "roofcast/gemm.hpp"
+#include "roofcast/kernels/rules_rungs_1_6.hpp"
+#include "roofcast/kernels/rules_rungs_7_10.hpp"
+
+namespace roofcast::kernels {
+
+using gemm::SmemLayout;
+using gemm::TileConfig;
+
+/// Why a config is in the registry.
+enum class Role : int {
+  kLadder = 0,  // the rung's headline config: the ladder table shows it
+  kSweep = 1,   // one point of the rung's tile-parameter sweep
+};
+
+struct RegistryEntry {
+  TileConfig config;
+  Role role = Role::kSweep;
+};
+
+/// Compact constructor so the table below stays readable:
+/// entry(role, rung, layout, BM, BN, BK, TM, TN, WM, WN, threads, stages, vector, cluster).
+constexpr RegistryEntry entry(Role role, int rung, SmemLayout layout, int bm, int bn, int bk,
+                              int tm, int tn, int wm, int wn, int threads, int stages,
+                              int vector_width, int cluster) {
+  RegistryEntry e{};
+  e.role = role;
+  e.config.rung = rung;
+  e.config.layout = layout;
+  e.config.bm = bm;
+  e.config.bn = bn;
+  e.config.bk = bk;
+  e.config.tm = tm;
+  e.config.tn = tn;
+  e.config.wm = wm;
+  e.config.wn = wn;
+  e.config.threads = threads;
+  e.config.stages = stages;
+  e.config.vector_width = vector_width;
+  e.config.cluster = cluster;
+  return e;
+}
+
+// clang-format off
+inline constexpr RegistryEntry kRegistry[] = {
+    // ---- rungs 1-6 ----------------------------------------------------------------------
+    // rung 1, naive: 32 x 32 threads (1024) or 8 x 32 (256)
+    entry(Role::kLadder, 1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1, 1),
+    entry(Role::kSweep, 1, SmemLayout::kPlain, 8, 32, 0, 1, 1, 0, 0, 256, 1, 1, 1),
+    // RUNGS_2_TO_6 (filled by the rungs 2-6 work)
+
+    // ---- rungs 7-10 ---------------------------------------------------------------------
+    // RUNGS_7_TO_10 (filled by the rungs 7-10 work)
+};
+// clang-format on
+
+inline constexpr std::size_t kRegistrySize = sizeof(kRegistry) / sizeof(kRegistry[0]);
+
+/// Human name of a rung: "naive", "shared-memory tiling", ...
+std::string_view rung_name(int rung);
+
+/// Stable id of a config, e.g. "r07-warp-128x128x8-w64x32-t8x4-256t-s1-v4-swizzled".
+/// Unique over the registry (a test checks it).
+std::string kernel_id(const TileConfig& config);
+
+/// Index of the entry whose kernel_id is `id`; kRegistrySize when there is none.
+std::size_t find_kernel(std::string_view id);
+
+/// Rungs 7-10 take the block raster order as a launch parameter; rungs 1-6 walk row-major.
+constexpr bool takes_raster_order(const TileConfig& config) { return config.rung >= 7; }
+
+/// Shared memory a config's block uses, bytes (its kernel allocates exactly this, dynamically).
+/// Formulas in rules_rungs_*.hpp; the validation run records cudaFuncGetAttributes beside it.
+constexpr int shared_memory_bytes(const TileConfig& c) {
+  return c.rung <= 6 ? rules::shared_memory_bytes_rungs_1_6(c)
+                     : rules::shared_memory_bytes_rungs_7_10(c);
+}
+
+/// The first tile rule a config breaks, as a sentence; nullptr when the config is valid.
+/// The kernels static_assert the same predicates, so a valid config always compiles.
+constexpr const char* violated_rule(const TileConfig& c) {
+  if (c.rung < 1 || c.rung > gemm::kRungCount) return "rung must be 1..10";
+  return c.rung <= 6 ? rules::violated_rule_rungs_1_6(c) : rules::violated_rule_rungs_7_10(c);
+}
+
+/// Minimum compute capability (major*10+minor) the config's kernel needs.
+constexpr int minimum_compute_capability(const TileConfig& c) { return c.rung == 10 ? 90 : 80; }
+
+}  // namespace roofcast::kernels

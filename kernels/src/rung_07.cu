@@ -1,0 +1,6 @@
+#include "launch_table.cuh"
+
+namespace roofcast::kernels::detail {
+// Placeholder until rung 07's kernel lands; its registry section is empty.
+void fill_rung_07(CompiledKernel* table) { (void)table; }
+}  // namespace roofcast::kernels::detail
