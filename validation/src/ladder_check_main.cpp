@@ -1,7 +1,8 @@
 // roofcast-ladder-check: every registered ladder kernel (or those whose id matches --kernels)
 // against cuBLAS on fresh random inputs at sizes that exercise every edge-tile path, and every
 // raster order its rung takes; optionally a quick timing at one size (--time).
-//   roofcast-ladder-check [--kernels REGEX] [--sizes 17,300x4096x128,...] [--time [--time-size S]]
+//   roofcast-ladder-check [--kernels REGEX] [--headline-only] [--sizes 17,300x4096x128,...]
+//                         [--rasters row_major,grouped:4] [--time [--time-size S] [--repeats R]]
 // Exit codes: 0 all passed, 1 a kernel incorrect or failed, 2 usage, 77 no GPU (skipped).
 #include <cuda_runtime.h>
 
@@ -123,6 +124,10 @@ int run(const po::variables_map& options) {
     const kernels::TileConfig& config = kernels::kRegistry[i].config;
     const std::string id = kernels::kernel_id(config);
     if (!std::regex_search(id, pattern)) continue;
+    if (options.count("headline-only") != 0U &&
+        kernels::kRegistry[i].role != kernels::Role::kLadder) {
+      continue;
+    }
     ++selected;
     bool all_passed = true;
     for (std::size_t p = 0; p < problems.size(); ++p) {
@@ -225,6 +230,7 @@ int main(int argc, char** argv) {
       "rasters", po::value<std::string>()->default_value("row_major,column_major,grouped:4"),
       "raster orders checked for rungs that take one")(
       "seed", po::value<unsigned long long>()->default_value(20261129), "first random seed")(
+      "headline-only", "only each rung's headline (Role::kLadder) configs")(
       "time", "after checking, time each passing kernel at --time-size")(
       "time-size", po::value<std::string>()->default_value("4096"), "N or MxNxK for --time")(
       "repeats", po::value<int>()->default_value(20), "timed repeats for --time");
