@@ -1,6 +1,6 @@
+#include "ladder/02_shared_tiling.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 02's kernel lands; its registry section is empty.
-void fill_rung_02(CompiledKernel* table) { (void)table; }
+void fill_rung_02(CompiledKernel* table) { fill_rung<2, ladder::SharedTilingMaker>(table); }
 }  // namespace roofcast::kernels::detail

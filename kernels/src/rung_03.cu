@@ -1,6 +1,6 @@
+#include "ladder/03_thread_tiling_1d.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 03's kernel lands; its registry section is empty.
-void fill_rung_03(CompiledKernel* table) { (void)table; }
+void fill_rung_03(CompiledKernel* table) { fill_rung<3, ladder::ThreadTiling1dMaker>(table); }
 }  // namespace roofcast::kernels::detail

@@ -1,6 +1,6 @@
+#include "ladder/04_thread_tiling_2d.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 04's kernel lands; its registry section is empty.
-void fill_rung_04(CompiledKernel* table) { (void)table; }
+void fill_rung_04(CompiledKernel* table) { fill_rung<4, ladder::ThreadTiling2dMaker>(table); }
 }  // namespace roofcast::kernels::detail

@@ -1,6 +1,6 @@
+#include "ladder/05_vectorized.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 05's kernel lands; its registry section is empty.
-void fill_rung_05(CompiledKernel* table) { (void)table; }
+void fill_rung_05(CompiledKernel* table) { fill_rung<5, ladder::VectorizedMaker>(table); }
 }  // namespace roofcast::kernels::detail

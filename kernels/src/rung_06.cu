@@ -1,6 +1,6 @@
+#include "ladder/06_conflict_free.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 06's kernel lands; its registry section is empty.
-void fill_rung_06(CompiledKernel* table) { (void)table; }
+void fill_rung_06(CompiledKernel* table) { fill_rung<6, ladder::ConflictFreeMaker>(table); }
 }  // namespace roofcast::kernels::detail

@@ -58,7 +58,45 @@ inline constexpr RegistryEntry kRegistry[] = {
     // rung 1, naive: 32 x 32 threads (1024) or 8 x 32 (256)
     entry(Role::kLadder, 1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1, 1),
     entry(Role::kSweep, 1, SmemLayout::kPlain, 8, 32, 0, 1, 1, 0, 0, 256, 1, 1, 1),
-    // RUNGS_2_TO_6 (filled by the rungs 2-6 work)
+    // RUNGS_2_TO_6
+    // rung 2, shared-memory tiling: square T x T tile, one thread per output
+    entry(Role::kLadder, 2, SmemLayout::kPlain, 32, 32, 32, 1, 1, 0, 0, 1024, 1, 1, 1),
+    // rung 3, 1D thread tiling: TM outputs of one column per thread
+    entry(Role::kLadder, 3, SmemLayout::kPlain, 64, 64, 8, 8, 1, 0, 0, 512, 1, 1, 1),
+    // rung 4, 2D thread tiling: the classic 128x128x8, 8x8 per thread, 256 threads; the sweep
+    // runs from low reuse (32x32, 2x2) to one 256-thread block per SM (256x128, 16x8)
+    entry(Role::kLadder, 4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1, 1),
+    entry(Role::kSweep, 4, SmemLayout::kPlain, 32, 32, 8, 2, 2, 0, 0, 256, 1, 1, 1),
+    entry(Role::kSweep, 4, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 1, 1),
+    entry(Role::kSweep, 4, SmemLayout::kPlain, 64, 64, 8, 8, 8, 0, 0, 64, 1, 1, 1),
+    entry(Role::kSweep, 4, SmemLayout::kPlain, 128, 128, 16, 8, 8, 0, 0, 256, 1, 1, 1),
+    entry(Role::kSweep, 4, SmemLayout::kPlain, 128, 128, 8, 4, 4, 0, 0, 1024, 1, 1, 1),
+    entry(Role::kSweep, 4, SmemLayout::kPlain, 256, 128, 8, 16, 8, 0, 0, 256, 1, 1, 1),
+    // rung 5, float4 loads, A transposed: BK 8..32, threads 64..1024
+    entry(Role::kLadder, 5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 32, 32, 8, 4, 4, 0, 0, 64, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 64, 64, 8, 8, 8, 0, 0, 64, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 64, 8, 8, 4, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 128, 8, 8, 4, 0, 0, 512, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 128, 16, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 128, 32, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 128, 8, 4, 4, 0, 0, 1024, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 256, 128, 8, 16, 8, 0, 0, 256, 1, 4, 1),
+    // rung 6, bank-conflict-free: one headline per layout; the sweep ends at 256x256 with
+    // 16x16 per thread (256 accumulators: more than 255 registers, so it spills by design)
+    entry(Role::kLadder, 6, SmemLayout::kPadded, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kLadder, 6, SmemLayout::kSwizzled, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kPadded, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kPadded, 128, 128, 16, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kPadded, 256, 128, 8, 16, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 32, 32, 8, 4, 4, 0, 0, 64, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 128, 64, 8, 8, 8, 0, 0, 128, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 128, 128, 16, 8, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 128, 256, 8, 8, 16, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 256, 128, 8, 16, 8, 0, 0, 256, 1, 4, 1),
+    entry(Role::kSweep, 6, SmemLayout::kSwizzled, 256, 256, 8, 16, 16, 0, 0, 256, 1, 4, 1),
 
     // ---- rungs 7-10 ---------------------------------------------------------------------
     // RUNGS_7_TO_10 (filled by the rungs 7-10 work)
