@@ -125,7 +125,7 @@ struct SmemTile {
   static constexpr int kRowFloats = rules::smem_row_floats(kLayout, kCols);
   static constexpr int kFloats = kRows * kRowFloats;
 
-  __device__ __forceinline__ static int offset(int row, int col) {
+  __host__ __device__ __forceinline__ static int offset(int row, int col) {
     if constexpr (kLayout == gemm::SmemLayout::kPadded) {
       return row * kRowFloats + col + 4 * (col >> 5);
     } else if constexpr (kLayout == gemm::SmemLayout::kSwizzled) {
