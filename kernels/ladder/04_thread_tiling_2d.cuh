@@ -53,6 +53,7 @@ __global__ void __launch_bounds__(kThreads, rules::tiling_min_blocks_per_sm(kBm,
     load_tile_scalar<kBm, kBk, kThreads>(as, a_tile + k0, args.k, args.m - row0, args.k - k0);
     load_tile_scalar<kBk, kBn, kThreads>(bs, b_tile + static_cast<long long>(k0) * args.n, args.n,
                                          args.k - k0, args.n - col0);
+    __syncthreads();
     // k unrolled by 2, not fully: full unrolling lets the compiler hoist the shared reads of
     // later k and exceed the register cap of __launch_bounds__ (spills); the TM x TN loops
     // stay fully unrolled so the accumulators stay in registers.

@@ -76,7 +76,7 @@ inline constexpr RegistryEntry kRegistry[] = {
     entry(Role::kLadder, 5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4, 1),
     entry(Role::kSweep, 5, SmemLayout::kPlain, 32, 32, 8, 4, 4, 0, 0, 64, 1, 4, 1),
     entry(Role::kSweep, 5, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4, 1),
-    entry(Role::kSweep, 5, SmemLayout::kPlain, 64, 64, 8, 8, 8, 0, 0, 64, 1, 4, 1),
+    entry(Role::kSweep, 5, SmemLayout::kPlain, 64, 64, 16, 8, 8, 0, 0, 64, 1, 4, 1),
     entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 64, 8, 8, 4, 0, 0, 256, 1, 4, 1),
     entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 128, 8, 8, 4, 0, 0, 512, 1, 4, 1),
     entry(Role::kSweep, 5, SmemLayout::kPlain, 128, 128, 16, 8, 8, 0, 0, 256, 1, 4, 1),

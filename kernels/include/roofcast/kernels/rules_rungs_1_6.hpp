@@ -68,18 +68,18 @@ inline constexpr int kRungs1To6SubPartitionsPerSm = 4;
 /// Registers a rung 4-6 thread is expected to need: its TM * TN accumulators, two sets of
 /// TM + TN fragment registers (the compiler overlaps the next k's shared reads with the current
 /// FFMAs), the floats it stages from global memory per K step, (BM * BK + BK * BN) / threads
-/// (rounded up), and 24 for addresses, predicates and loop state.
+/// (rounded up), and 16 for addresses, predicates and loop state.
 constexpr int tiling_register_estimate(int bm, int bn, int bk, int tm, int tn, int threads) {
   const int staged = threads >= 1 ? (bm * bk + bk * bn + threads - 1) / threads : 0;
-  return tm * tn + 2 * (tm + tn) + staged + 24;
+  return tm * tn + 2 * (tm + tn) + staged + 16;
 }
 /// Minimum resident blocks per SM a rung 4-6 kernel asks of the compiler
 /// (__launch_bounds__(threads, this)): as many blocks as the register file holds at the
 /// estimate, at least 1. Warps per sub-partition at the estimate w = floor(16384 / (32 *
 /// estimate)); blocks = max(1, floor(4 * w / (threads / 32))). It caps registers per thread
 /// near the estimate, so the headline 128x128x8, TM = TN = 8, 256 threads (estimate
-/// 64 + 32 + 8 + 24 = 128: w = 4, 2 blocks) keeps two blocks per SM instead of drifting above
-/// 128 registers.
+/// 64 + 32 + 8 + 16 = 120: w = 4, 2 blocks) and its BK = 16 variant (estimate 128) keep two
+/// blocks per SM instead of drifting above 128 registers.
 constexpr int tiling_min_blocks_per_sm(int bm, int bn, int bk, int tm, int tn, int threads) {
   const int estimate = tiling_register_estimate(bm, bn, bk, tm, tn, threads);
   const int warps_per_sub_partition = kRungs1To6RegistersPerSubPartition / (32 * estimate);
