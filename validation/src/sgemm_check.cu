@@ -80,28 +80,6 @@ void grow(T** buffer, std::int64_t* capacity, std::int64_t needed) {
 
 }  // namespace
 
-std::string_view to_string(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kPassed:
-      return "passed";
-    case Outcome::kIncorrect:
-      return "incorrect";
-    case Outcome::kNotSupported:
-      return "not_supported";
-    case Outcome::kFailed:
-      return "failed";
-  }
-  return "failed";
-}
-
-std::optional<Outcome> parse_outcome(std::string_view text) {
-  for (Outcome o :
-       {Outcome::kPassed, Outcome::kIncorrect, Outcome::kNotSupported, Outcome::kFailed}) {
-    if (text == to_string(o)) return o;
-  }
-  return std::nullopt;
-}
-
 void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));

@@ -23,13 +23,12 @@
 
 #include "roofcast/gemm.hpp"
 #include "roofcast/kernels/launch.hpp"
+#include "roofcast/validation/outcome.hpp"
 
 namespace roofcast::validation {
 
-/// A case's outcome (as CUTLASS's profiler names them).
-enum class Outcome { kPassed, kIncorrect, kNotSupported, kFailed };
-std::string_view to_string(Outcome outcome);
-std::optional<Outcome> parse_outcome(std::string_view text);
+// Outcome, to_string(Outcome) and parse_outcome live in roofcast/validation/outcome.hpp, shared
+// with the host-only measurement loader.
 
 struct CheckResult {
   Outcome outcome = Outcome::kFailed;

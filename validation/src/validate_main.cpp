@@ -1,0 +1,463 @@
+// roofcast-validate: one run measures everything the model is judged against on this GPU:
+// microbenchmarks (FFMA rate, DRAM/L2/shared-memory bandwidth and latency), cuBLAS SGEMM and
+// every registry kernel over the ladder sizes and raster orders, the tile-config sweep, each
+// case checked against cuBLAS before it is timed, and optionally an Nsight Compute pass.
+//   roofcast-validate --out FILE [--git-revision REV] [--kernels REGEX] [--quick]
+//                     [--check-only] [--repeats N] [--warmups N] [--seed S]
+//                     [--ncu] [--ncu-kernels REGEX] [--ncu-log-dir DIR]
+// Output: JSON in data/measurements/SCHEMA.md's format; progress on stdout.
+// Exit codes: 0 every case passed or was not supported, 1 a case was incorrect or failed (the
+// JSON is still written) or the run broke, 2 usage, 77 no GPU (skipped).
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "microbench.hpp"
+#include "ncu_pass.hpp"
+#include "roofcast/kernels/registry.hpp"
+#include "roofcast/validation/ladder_measurements.hpp"
+#include "roofcast/validation/runtime_occupancy.hpp"
+#include "sgemm_check.hpp"
+#include "validate_clock.hpp"
+#include "validate_plan.hpp"
+#include "validate_runner.hpp"
+
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace roofcast;
+using namespace roofcast::validation;
+
+constexpr int kExitSkipped = 77;
+constexpr int kNcuBatchCases = 16;
+constexpr int kNcuBatchTimeoutS = 300;
+
+struct Options {
+  std::string out;
+  std::string git_revision = "unknown";
+  std::string kernels_regex;
+  bool quick = false;
+  bool check_only = false;
+  int repeats = 20;
+  int warmups = 3;
+  std::optional<std::uint64_t> seed;
+  bool ncu = false;
+  std::string ncu_kernels_regex;
+  std::string ncu_log_dir;
+  std::vector<std::string> profile_cases;  // hidden: the child run under ncu
+};
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::string version_text(int version) {  // 13000 -> "13.0"
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string host_name() {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+std::string self_executable() {
+  std::error_code code;
+  const fs::path path = fs::read_symlink("/proc/self/exe", code);
+  return code ? std::string() : path.string();
+}
+
+int usage_error(const std::string& message) {
+  std::cerr << "roofcast-validate: error: " << message << "\n"
+            << "usage: roofcast-validate --out FILE [options]; --help lists the options\n";
+  return 2;
+}
+
+/// Parses argv into `options`; returns an exit code when the run should stop (usage: 2).
+std::optional<int> parse_options(int argc, char** argv, Options& options) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "show this help")(
+      "out", po::value(&options.out), "write the measurement JSON to FILE (required)")(
+      "git-revision", po::value(&options.git_revision), "the source revision measured")(
+      "kernels", po::value(&options.kernels_regex),
+      "only kernels whose id matches this ECMAScript regex ('cublas' names cuBLAS)")(
+      "quick", po::bool_switch(&options.quick), "a few small sizes (smoke test)")(
+      "check-only", po::bool_switch(&options.check_only),
+      "correctness against cuBLAS only, no microbenchmarks or timing; with --quick at sizes "
+      "1, 17, 127x129x131, 300x512x1000 for every registered config")(
+      "repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
+      "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
+      "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
+      "ncu", po::bool_switch(&options.ncu),
+      "Nsight Compute pass over a subset: L2 hit rate, DRAM bytes, occupancy, stall reasons")(
+      "ncu-kernels", po::value(&options.ncu_kernels_regex),
+      "profile these kernels (regex) at the ncu sizes instead of the default subset")(
+      "ncu-log-dir", po::value(&options.ncu_log_dir),
+      "keep ncu's CSV and logs in DIR (default: a fresh directory under /tmp)");
+  po::options_description hidden;
+  hidden.add_options()("profile-one", po::value(&options.profile_cases)->composing(),
+                       "child mode under ncu: run KERNEL,M,N,K,RASTER once");
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).run(), values);
+    po::notify(values);
+  } catch (const po::error& error) {
+    return usage_error(error.what());
+  }
+  if (values.count("help")) {
+    std::cout << "usage: roofcast-validate --out FILE [options]\n" << visible;
+    return 0;
+  }
+  if (values.count("seed")) options.seed = values["seed"].as<std::uint64_t>();
+  if (!options.profile_cases.empty()) return std::nullopt;
+  if (options.out.empty()) return usage_error("missing required option '--out'");
+  if (options.repeats < 1) {
+    return usage_error("--repeats must be at least 1, got " + std::to_string(options.repeats));
+  }
+  if (options.warmups < 0) {
+    return usage_error("--warmups must be at least 0, got " + std::to_string(options.warmups));
+  }
+  if ((options.ncu || !options.ncu_kernels_regex.empty()) && options.check_only) {
+    return usage_error("--ncu profiles timed cases; it cannot go with --check-only");
+  }
+  for (const auto& [flag, pattern] : {std::pair{"--kernels", options.kernels_regex},
+                                      std::pair{"--ncu-kernels", options.ncu_kernels_regex}}) {
+    try {
+      std::regex check(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& error) {
+      return usage_error(std::string(flag) + ": '" + pattern + "' is not a valid regex (" +
+                         error.what() + ")");
+    }
+  }
+  return std::nullopt;
+}
+
+/// The hidden child mode: each --profile-one case launched once inside the profiler range.
+int profile_cases(const Options& options) {
+  std::vector<CaseSpec> specs;
+  for (const std::string& text : options.profile_cases) {
+    std::string error;
+    const auto spec = decode_profile_case(text, &error);
+    if (!spec) {
+      std::cerr << "roofcast-validate: error: " << error << "\n";
+      return 2;
+    }
+    specs.push_back(*spec);
+  }
+  try {
+    CaseRunner runner([] { return std::optional<double>(); });
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      runner.profile_once(specs[i], options.seed.value_or(1) + 1000 * i);
+    }
+  } catch (const std::exception& error) {
+    std::cerr << "roofcast-validate: profile error: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+MeasuredKernel measured_kernel(std::size_t index, const KernelResources& r) {
+  MeasuredKernel k;
+  k.id = kernels::kernel_id(kernels::kRegistry[index].config);
+  k.registry_index = static_cast<int>(index);
+  k.role = kernels::kRegistry[index].role;
+  k.config = kernels::kRegistry[index].config;
+  k.threads_per_block = r.threads_per_block;
+  k.registers_per_thread = r.registers_per_thread;
+  k.static_shared_bytes = r.static_shared_bytes;
+  k.dynamic_shared_bytes = r.dynamic_shared_bytes;
+  k.max_dynamic_shared_bytes = r.max_dynamic_shared_bytes;
+  if (r.preferred_carveout_percent >= 0)
+    k.preferred_carveout_percent = r.preferred_carveout_percent;
+  k.local_bytes = r.local_bytes;
+  k.binary_version = r.binary_version;
+  k.runtime_blocks_per_sm = r.runtime_blocks_per_sm;
+  k.runtime_max_active_clusters = r.runtime_max_active_clusters;
+  return k;
+}
+
+Microbenchmarks microbenchmarks_of(const MicrobenchResults& results, const std::string& run) {
+  Microbenchmarks m;
+  m.measured.measurement_run = run;
+  m.measured.ffma_TFLOPS = results.ffma_TFLOPS;
+  m.measured.dram_bw_GBps = results.dram_bw_GBps;
+  m.measured.l2_bw_GBps = results.l2_bw_GBps;
+  m.measured.shared_memory_bw_GBps = results.shared_memory_bw_GBps;
+  m.measured.dram_latency_cycles = results.dram_latency_cycles;
+  m.measured.l2_latency_cycles = results.l2_latency_cycles;
+  m.measured.shared_memory_latency_cycles = results.shared_memory_latency_cycles;
+  for (const MicrobenchResult& r : results.raw) {
+    RawMicrobenchmark raw;
+    raw.method = r.method;
+    for (const auto& [key, value] : r.values) raw.values[key] = value;
+    m.raw[r.name] = raw;
+  }
+  return m;
+}
+
+MeasuredCase measured_case(const PlannedCase& planned, const CaseRun& run,
+                           const std::map<std::size_t, MeasuredKernel>& kernels, int sm_count) {
+  MeasuredCase c;
+  c.kernel = kernel_name(planned.spec);
+  c.set = planned.set;
+  c.problem = planned.spec.problem;
+  if (planned.spec.registry_index) c.raster = planned.spec.raster;
+  c.outcome = run.outcome;
+  if (!run.detail.empty() && run.outcome != Outcome::kPassed) c.detail = run.detail;
+  c.relative_error = run.relative_error;
+  c.error_bound = run.error_bound;
+  if (!run.times_ms.empty()) {
+    c.time_ms = summarize_times(run.times_ms);
+    c.repeats = static_cast<int>(run.times_ms.size());
+    c.input_sets = run.input_sets;
+    c.tflops = tflops_of(c.problem, c.time_ms->median);
+  }
+  if (planned.spec.registry_index) {
+    const gemm::TileConfig& config = kernels::kRegistry[*planned.spec.registry_index].config;
+    c.grid_blocks = grid_blocks_of(c.problem, config);
+    const int blocks_per_sm = kernels.at(*planned.spec.registry_index).runtime_blocks_per_sm;
+    if (blocks_per_sm > 0) {
+      c.waves =
+          static_cast<double>(*c.grid_blocks) / (static_cast<double>(blocks_per_sm) * sm_count);
+    }
+  }
+  c.sm_clock_MHz_before = run.sm_clock_MHz_before;
+  c.sm_clock_MHz_after = run.sm_clock_MHz_after;
+  return c;
+}
+
+std::string progress_line(std::size_t i, std::size_t total, const MeasuredCase& c) {
+  char text[400];
+  const std::string raster = c.raster ? gemm::to_string(*c.raster) : std::string("-");
+  std::snprintf(text, sizeof text, "[%*zu/%zu] %-6s %-48s %-16s %-13s %-13s",
+                static_cast<int>(std::to_string(total).size()), i + 1, total,
+                std::string(to_string(c.set)).c_str(), c.kernel.c_str(),
+                problem_text(c.problem).c_str(), raster.c_str(),
+                std::string(to_string(c.outcome)).c_str());
+  std::string line = text;
+  if (c.tflops) {
+    std::snprintf(text, sizeof text, " %8.2f TFLOPS  median %.4f ms", *c.tflops, c.time_ms->median);
+    line += text;
+  }
+  if (c.relative_error) {
+    std::snprintf(text, sizeof text, "  err %.2e (bound %.2e)", *c.relative_error,
+                  c.error_bound.value_or(0));
+    line += text;
+  }
+  if (c.sm_clock_MHz_before && c.sm_clock_MHz_after) {
+    std::snprintf(text, sizeof text, "  clock %.0f/%.0f MHz", *c.sm_clock_MHz_before,
+                  *c.sm_clock_MHz_after);
+    line += text;
+  }
+  if (c.detail) line += "  (" + *c.detail + ")";
+  return line;
+}
+
+void write_measurement(const LadderMeasurement& m, const std::string& path) {
+  std::ofstream out(path);
+  out << to_json_text(m);
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+/// The Nsight Compute pass: profiled cases in batches (one kernel's cases together, cuBLAS
+/// alone), merged into `m.cases`.
+void run_ncu_pass(const Options& options, const std::vector<PlannedCase>& plan,
+                  LadderMeasurement& m, std::uint64_t seed) {
+  std::string why;
+  const auto ncu = find_ncu(&why);
+  if (!ncu) {
+    m.context.ncu_status = "not run: " + why;
+    std::cout << "ncu: " << *m.context.ncu_status << "\n";
+    return;
+  }
+  m.context.ncu_version = ncu_version_text(*ncu);
+  std::string log_dir = options.ncu_log_dir;
+  if (log_dir.empty()) {
+    char pattern[] = "/tmp/roofcast-ncu-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) {
+      m.context.ncu_status = "not run: mkdtemp failed";
+      return;
+    }
+    log_dir = pattern;
+  } else {
+    fs::create_directories(log_dir);
+  }
+  // Batches of case indices: ladder kernels grouped by kernel, up to kNcuBatchCases each.
+  std::vector<std::vector<std::size_t>> batches;
+  std::map<std::string, std::size_t> open_batch;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (!plan[i].profile || m.cases[i].outcome != Outcome::kPassed) continue;
+    const std::string kernel = kernel_name(plan[i].spec);
+    const auto it = open_batch.find(kernel);
+    if (kernel != kCublasKernel && it != open_batch.end() &&
+        batches[it->second].size() < static_cast<std::size_t>(kNcuBatchCases)) {
+      batches[it->second].push_back(i);
+    } else {
+      open_batch[kernel] = batches.size();
+      batches.push_back({i});
+    }
+  }
+  const std::string self = self_executable();
+  int profiled = 0, missing = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    NcuBatch batch;
+    for (std::size_t i : batches[b])
+      batch.profile_cases.push_back(encode_profile_case(plan[i].spec));
+    const std::vector<NcuMetrics> metrics =
+        run_ncu_batch(*ncu, self, batch, seed, log_dir, static_cast<int>(b), kNcuBatchTimeoutS);
+    for (std::size_t j = 0; j < batches[b].size(); ++j) {
+      m.cases[batches[b][j]].ncu = metrics[j];
+      (metrics[j].error && metrics[j].stalls.empty() ? missing : profiled) += 1;
+    }
+    std::cout << "[ncu " << b + 1 << "/" << batches.size() << "] "
+              << kernel_name(plan[batches[b].front()].spec) << ": " << batches[b].size()
+              << " case(s)" << (metrics.front().error ? ", " + *metrics.front().error : ", ok")
+              << std::endl;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%d case(s) profiled, %d without numbers, %zu ncu run(s), %.0f s", profiled,
+                missing, batches.size(), seconds);
+  m.context.ncu_status = std::string(text) + "; logs in " + log_dir;
+  std::cout << "ncu: " << *m.context.ncu_status << "\n";
+}
+
+std::string join_arguments(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i > 0 ? " " : "") + std::string(argv[i]);
+  return text;
+}
+
+int run(const Options& options, const std::string& command_line) {
+  const DeviceReport device = read_device_report();
+  const GpuSpec& spec =
+      match_spec(device.cc_major, device.cc_minor, device.sm_count, device.dram_bytes, device.name);
+  const SmClock clock(device.pci_bus_id);
+  const std::uint64_t seed = options.seed.value_or(
+      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+
+  PlanOptions plan_options;
+  plan_options.quick = options.quick;
+  plan_options.check_only = options.check_only;
+  plan_options.ncu = options.ncu || !options.ncu_kernels_regex.empty();
+  plan_options.kernels_regex = options.kernels_regex;
+  plan_options.ncu_kernels_regex = options.ncu_kernels_regex;
+  const std::vector<PlannedCase> plan = build_plan(plan_options);
+
+  LadderMeasurement m;
+  LadderContext& c = m.context;
+  c.tool = "roofcast-validate";
+  c.mode =
+      std::string(options.quick ? "quick" : "full") + (options.check_only ? " check-only" : "");
+  if (c.mode == "full check-only") c.mode = "check-only";
+  c.command_line = command_line;
+  c.gpu_name = device.name;
+  c.spec_id = spec.id;
+  c.compute_capability = std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor);
+  c.sm_count = device.sm_count;
+  c.sm_clock_max_MHz = device.sm_clock_max_MHz;
+  c.memory_clock_MHz = device.memory_clock_MHz;
+  c.l2_bytes = device.l2_bytes;
+  c.dram_bytes = device.dram_bytes;
+  c.driver_version =
+      clock.driver_version().value_or("CUDA " + version_text(device.driver_api_version));
+  c.cuda_runtime_version = version_text(device.runtime_version);
+  c.cublas_version = device.cublas_version;
+  c.git_revision = options.git_revision;
+  c.date_utc = utc_now();
+  c.host = host_name();
+  c.clock_source = clock.usable() ? "nvml"
+                                  : clock.source() +
+                                        "; no per-case clock: the maximum clock is in "
+                                        "sm_clock_max_MHz (cudaDevAttrClockRate)";
+  c.seed = seed;
+  c.repeats = options.check_only ? 0 : options.repeats;
+  c.warmups = options.check_only ? 0 : options.warmups;
+  c.rotation_min_bytes = 2 * device.l2_bytes;
+  std::cout << "roofcast-validate: " << device.name << " (spec " << spec.id << ", cc "
+            << c.compute_capability << ", " << device.sm_count << " SMs), " << plan.size()
+            << " cases, mode " << c.mode << ", clock source: " << clock.source() << std::endl;
+
+  if (!options.check_only) {
+    const MicrobenchResults results =
+        run_microbenchmarks([](const std::string& line) { std::cout << line << std::endl; });
+    m.microbenchmarks =
+        microbenchmarks_of(results, "roofcast-validate " + options.git_revision + " " + c.date_utc +
+                                        " (" + fs::path(options.out).filename().string() + ")");
+  }
+
+  std::map<std::size_t, MeasuredKernel> kernels;
+  for (const PlannedCase& p : plan) {
+    if (!p.spec.registry_index || kernels.count(*p.spec.registry_index)) continue;
+    const KernelResources r = read_kernel_resources(*p.spec.registry_index);
+    if (!r.error.empty()) {
+      std::cout << "warning: " << kernel_name(p.spec) << ": " << r.error << std::endl;
+    }
+    kernels[*p.spec.registry_index] = measured_kernel(*p.spec.registry_index, r);
+  }
+  for (const auto& [index, kernel] : kernels) m.kernels.push_back(kernel);
+
+  CaseRunner runner([&clock] { return clock.current_MHz(); });
+  RunOptions run_options;
+  run_options.time = !options.check_only;
+  run_options.repeats = options.repeats;
+  run_options.warmups = options.warmups;
+  run_options.rotation_min_bytes = c.rotation_min_bytes;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    run_options.seed = seed + 7919 * (i + 1);
+    const CaseRun result = runner.run(plan[i].spec, run_options);
+    m.cases.push_back(measured_case(plan[i], result, kernels, device.sm_count));
+    std::cout << progress_line(i, plan.size(), m.cases.back()) << std::endl;
+  }
+  write_measurement(m, options.out);
+
+  if (plan_options.ncu && !runner.context_lost()) {
+    run_ncu_pass(options, plan, m, seed);
+    write_measurement(m, options.out);
+  }
+
+  std::map<Outcome, int> counts;
+  for (const MeasuredCase& mc : m.cases) ++counts[mc.outcome];
+  std::cout << "wrote " << options.out << ": " << m.cases.size() << " cases";
+  for (Outcome o : kAllOutcomes) std::cout << ", " << counts[o] << " " << to_string(o);
+  std::cout << "\n";
+  return counts[Outcome::kIncorrect] + counts[Outcome::kFailed] > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (const auto stop = parse_options(argc, argv, options)) return *stop;
+  std::string why;
+  if (!gpu_present(&why)) {
+    std::cout << "SKIPPED: no usable CUDA device (" << why << ")\n";
+    return kExitSkipped;
+  }
+  if (!options.profile_cases.empty()) return profile_cases(options);
+  try {
+    return run(options, join_arguments(argc, argv));
+  } catch (const std::exception& error) {
+    std::cerr << "roofcast-validate: error: " << error.what() << "\n";
+    return 1;
+  }
+}

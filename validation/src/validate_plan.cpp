@@ -1,0 +1,218 @@
+#include "validate_plan.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+#include <tuple>
+
+#include "roofcast/kernels/registry.hpp"
+
+namespace roofcast::validation {
+namespace {
+
+using gemm::Problem;
+using gemm::RasterKind;
+using gemm::RasterOrder;
+
+Problem cube(std::int64_t n) { return {n, n, n}; }
+
+bool contains(const std::vector<Problem>& problems, const Problem& p) {
+  return std::find(problems.begin(), problems.end(), p) != problems.end();
+}
+
+/// Matches a kernel name against an optional regex (absent: everything matches).
+class NameFilter {
+ public:
+  explicit NameFilter(const std::string& pattern) {
+    if (!pattern.empty()) regex_.emplace(pattern, std::regex::ECMAScript);
+  }
+  bool operator()(const std::string& name) const {
+    return !regex_ || std::regex_search(name, *regex_);
+  }
+  bool set() const { return regex_.has_value(); }
+
+ private:
+  std::optional<std::regex> regex_;
+};
+
+/// The default Nsight Compute subset: ladder configs of rungs 7-10 at the ncu sizes, each raster
+/// order, and cuBLAS at 4096^3 (1024^3 with quick).
+bool default_profile(const PlannedCase& c, bool quick) {
+  if (c.set != CaseSet::kLadder || !contains(ncu_problems(quick), c.spec.problem)) return false;
+  if (!c.spec.registry_index) return c.spec.problem == cube(quick ? 1024 : 4096);
+  const kernels::RegistryEntry& entry = kernels::kRegistry[*c.spec.registry_index];
+  return entry.role == kernels::Role::kLadder && entry.config.rung >= 7;
+}
+
+void add_ladder_set(const PlanOptions& options, const NameFilter& kernels_filter,
+                    std::vector<PlannedCase>& plan) {
+  const CaseSet set = options.check_only && options.quick ? CaseSet::kCheck : CaseSet::kLadder;
+  const std::vector<Problem> problems =
+      set == CaseSet::kCheck ? check_problems() : ladder_problems(options.quick);
+  for (const Problem& problem : problems) {
+    if (set == CaseSet::kLadder && kernels_filter(std::string(kCublasKernel))) {
+      plan.push_back({CaseSpec{std::nullopt, problem, RasterOrder{}}, set, false});
+    }
+    for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+      const kernels::RegistryEntry& entry = kernels::kRegistry[i];
+      // The check set covers every registered config; the ladder set each rung's headline one.
+      if (set == CaseSet::kLadder && entry.role != kernels::Role::kLadder) continue;
+      if (!kernels_filter(kernels::kernel_id(entry.config))) continue;
+      for (const RasterOrder& raster : ladder_rasters(entry.config)) {
+        plan.push_back({CaseSpec{i, problem, raster}, set, false});
+      }
+    }
+  }
+}
+
+void add_sweep_set(const PlanOptions& options, const NameFilter& kernels_filter,
+                   std::vector<PlannedCase>& plan) {
+  for (const Problem& problem : sweep_problems(options.quick)) {
+    for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+      const kernels::TileConfig& config = kernels::kRegistry[i].config;
+      if (config.rung < 4 || !kernels_filter(kernels::kernel_id(config))) continue;
+      plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSweep, false});
+    }
+  }
+}
+
+std::optional<std::int64_t> parse_dimension(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > (std::int64_t{1} << 20)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+int input_sets_for(std::int64_t set_bytes, std::int64_t rotation_min_bytes) {
+  if (set_bytes <= 0) return 1;
+  return static_cast<int>(std::max<std::int64_t>(1, rotation_min_bytes / set_bytes + 1));
+}
+
+std::vector<Problem> ladder_problems(bool quick) {
+  if (quick) return {cube(1000), cube(1024), {300, 512, 256}};
+  return {cube(512),  cube(1024),        cube(2048),         cube(4096),
+          cube(8192), {300, 4096, 4096}, {8192, 1024, 4096}, cube(4097),
+          cube(1000), {4096, 4096, 256}, {128, 8192, 4096}};
+}
+
+std::vector<Problem> sweep_problems(bool quick) {
+  if (quick) return {cube(1024)};
+  return {cube(4096), {256, 4096, 4096}};
+}
+
+std::vector<Problem> check_problems() {
+  return {cube(1), cube(17), {127, 129, 131}, {300, 512, 1000}};
+}
+
+std::vector<RasterOrder> ladder_rasters(const gemm::TileConfig& config) {
+  if (!kernels::takes_raster_order(config)) return {RasterOrder{}};
+  return {RasterOrder{RasterKind::kRowMajor, 1}, RasterOrder{RasterKind::kColumnMajor, 1},
+          RasterOrder{RasterKind::kGrouped, 8}, RasterOrder{RasterKind::kGrouped, 4}};
+}
+
+RasterOrder sweep_raster(const gemm::TileConfig& config) {
+  return kernels::takes_raster_order(config) ? RasterOrder{RasterKind::kGrouped, 8} : RasterOrder{};
+}
+
+std::vector<Problem> ncu_problems(bool quick) {
+  if (quick) return {cube(1024)};
+  return {cube(2048), cube(4096), cube(8192), {4096, 4096, 256}};
+}
+
+std::vector<PlannedCase> build_plan(const PlanOptions& options) {
+  const NameFilter kernels_filter(options.kernels_regex);
+  const NameFilter ncu_filter(options.ncu_kernels_regex);
+  std::vector<PlannedCase> plan;
+  add_ladder_set(options, kernels_filter, plan);
+  if (!(options.check_only && options.quick)) add_sweep_set(options, kernels_filter, plan);
+  if (options.ncu && !options.check_only) {
+    for (PlannedCase& c : plan) {
+      c.profile = ncu_filter.set() ? c.set == CaseSet::kLadder &&
+                                         contains(ncu_problems(options.quick), c.spec.problem) &&
+                                         ncu_filter(kernel_name(c.spec))
+                                   : default_profile(c, options.quick);
+    }
+  }
+  std::stable_sort(plan.begin(), plan.end(), [](const PlannedCase& a, const PlannedCase& b) {
+    const Problem& p = a.spec.problem;
+    const Problem& q = b.spec.problem;
+    if (p.flops() != q.flops()) return p.flops() < q.flops();
+    return std::tie(p.m, p.n, p.k) < std::tie(q.m, q.n, q.k);
+  });
+  return plan;
+}
+
+std::int64_t grid_blocks_of(const Problem& problem, const gemm::TileConfig& config) {
+  const std::int64_t cluster = std::max(config.cluster, 1);
+  return cluster * gemm::ceil_div(gemm::tiles_m(problem, config), cluster) *
+         gemm::tiles_n(problem, config);
+}
+
+std::string kernel_name(const CaseSpec& spec) {
+  return spec.registry_index ? kernels::kernel_id(kernels::kRegistry[*spec.registry_index].config)
+                             : std::string(kCublasKernel);
+}
+
+std::string problem_text(const Problem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+}
+
+std::optional<Problem> parse_problem(std::string_view text) {
+  const std::vector<std::string_view> parts = split(text, 'x');
+  if (parts.size() != 1 && parts.size() != 3) return std::nullopt;
+  std::vector<std::int64_t> dims;
+  for (std::string_view part : parts) {
+    const auto value = parse_dimension(part);
+    if (!value) return std::nullopt;
+    dims.push_back(*value);
+  }
+  if (dims.size() == 1) return cube(dims[0]);
+  return Problem{dims[0], dims[1], dims[2]};
+}
+
+std::string encode_profile_case(const CaseSpec& spec) {
+  return kernel_name(spec) + "," + std::to_string(spec.problem.m) + "," +
+         std::to_string(spec.problem.n) + "," + std::to_string(spec.problem.k) + "," +
+         gemm::to_string(spec.registry_index ? spec.raster : RasterOrder{});
+}
+
+std::optional<CaseSpec> decode_profile_case(std::string_view text, std::string* error) {
+  const std::vector<std::string_view> parts = split(text, ',');
+  auto fail = [&](const std::string& why) -> std::optional<CaseSpec> {
+    if (error != nullptr) *error = "--profile-one '" + std::string(text) + "': " + why;
+    return std::nullopt;
+  };
+  if (parts.size() != 5) return fail("expected KERNEL,M,N,K,RASTER");
+  CaseSpec spec;
+  if (parts[0] != kCublasKernel) {
+    const std::size_t index = kernels::find_kernel(parts[0]);
+    if (index == kernels::kRegistrySize) return fail("no registry kernel with that id");
+    spec.registry_index = index;
+  }
+  const auto m = parse_dimension(parts[1]), n = parse_dimension(parts[2]),
+             k = parse_dimension(parts[3]);
+  if (!m || !n || !k) return fail("M, N and K must be integers in 1..1048576");
+  spec.problem = Problem{*m, *n, *k};
+  const auto raster = gemm::parse_raster_order(parts[4]);
+  if (!raster) return fail("unknown raster order");
+  spec.raster = *raster;
+  return spec;
+}
+
+}  // namespace roofcast::validation

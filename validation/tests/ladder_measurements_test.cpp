@@ -1,0 +1,608 @@
+// SGEMM ladder measurements (CPU, runs in CI): every committed data/measurements/*/
+// sgemm-ladder*.json loads and records, for every kernel, the runtime occupancy the model
+// predicts from the recorded registers and shared memory; the loader's errors name the file and
+// the field; the writer's output loads back unchanged; the harness's case plan and its parsing
+// of Nsight Compute's CSV.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "ncu_pass.hpp"
+#include "roofcast/kernels/registry.hpp"
+#include "roofcast/occupancy.hpp"
+#include "roofcast/validation/ladder_measurements.hpp"
+#include "validate_plan.hpp"
+
+namespace roofcast::validation {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<fs::path> committed_files() {
+  std::vector<fs::path> files;
+  for (const auto& gpu_dir : fs::directory_iterator(ROOFCAST_MEASUREMENTS_DIR)) {
+    if (!gpu_dir.is_directory()) continue;
+    for (const auto& file : fs::directory_iterator(gpu_dir.path())) {
+      const std::string name = file.path().filename().string();
+      if (name.rfind("sgemm-ladder", 0) == 0 && file.path().extension() == ".json") {
+        files.push_back(file.path());
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(CommittedLadderMeasurements, RuntimeOccupancyOfEveryKernelEqualsTheModel) {
+  const std::vector<fs::path> files = committed_files();
+  if (files.empty()) {
+    GTEST_SKIP() << "no data/measurements/*/sgemm-ladder*.json committed yet (roofcast-validate "
+                    "writes them on a GPU)";
+  }
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    const LadderMeasurement m = load_ladder_measurement(file);
+    const GpuSpec& spec = embedded_spec(m.context.spec_id);
+    EXPECT_EQ(file.parent_path().filename().string(), spec.id);
+    EXPECT_FALSE(m.kernels.empty());
+    EXPECT_FALSE(m.cases.empty());
+    int compared = 0;
+    for (const MeasuredKernel& kernel : m.kernels) {
+      SCOPED_TRACE(kernel.id);
+      const OccupancyResult model = compute_occupancy(spec.sm, kernel_launch(kernel));
+      EXPECT_EQ(model.blocks_per_sm, kernel.runtime_blocks_per_sm)
+          << kernel.threads_per_block << " threads, " << kernel.registers_per_thread
+          << " registers, " << kernel.static_shared_bytes << " static + "
+          << kernel.dynamic_shared_bytes << " dynamic shared bytes; model limits: warps "
+          << model.limit.warps << ", registers " << model.limit.registers << ", shared memory "
+          << model.limit.shared_memory << ", blocks " << model.limit.blocks;
+      ++compared;
+      // A kernel still in the registry must be the same config it was measured as.
+      const std::size_t index = kernels::find_kernel(kernel.id);
+      if (index != kernels::kRegistrySize) {
+        EXPECT_TRUE(kernels::kRegistry[index].config == kernel.config);
+      }
+    }
+    std::printf("[ measured ] %s: %d kernels' runtime occupancy compared, %zu cases\n",
+                file.filename().string().c_str(), compared, m.cases.size());
+  }
+}
+
+// ---- the writer and the loader --------------------------------------------------------------
+
+LadderMeasurement sample() {
+  LadderMeasurement m;
+  LadderContext& c = m.context;
+  c.tool = "roofcast-validate";
+  c.mode = "full";
+  c.command_line = "roofcast-validate --out x.json";
+  c.gpu_name = "NVIDIA H200";
+  c.spec_id = "h200-sxm";
+  c.compute_capability = "9.0";
+  c.sm_count = 132;
+  c.sm_clock_max_MHz = 1980;
+  c.memory_clock_MHz = 3201;
+  c.l2_bytes = 62914560;
+  c.dram_bytes = 150109880320LL;
+  c.driver_version = "580.159.04";
+  c.cuda_runtime_version = "13.0";
+  c.cublas_version = "13.1.0";
+  c.git_revision = "abc1234";
+  c.date_utc = "2026-11-29T15:00:00Z";
+  c.host = "gpu-host";
+  c.clock_source = "nvml";
+  c.seed = 18446744073709551615ULL;  // the largest seed survives the round trip
+  c.repeats = 20;
+  c.warmups = 3;
+  c.rotation_min_bytes = 2 * c.l2_bytes;
+  c.ncu_version = "Version 2025.3.1.0";
+  c.ncu_status = "1 case(s) profiled";
+
+  Microbenchmarks micro;
+  micro.measured.measurement_run = "roofcast-validate abc1234";
+  micro.measured.ffma_TFLOPS = 61.25;
+  micro.measured.dram_bw_GBps = 4012.5;
+  micro.measured.l2_latency_cycles = 261.5;
+  micro.raw["ffma"] = RawMicrobenchmark{"FFMA chains", {{"TFLOPS", 61.25}, {"runs", 7}}};
+  m.microbenchmarks = micro;
+
+  MeasuredKernel k;
+  k.config = kernels::kRegistry[0].config;
+  k.id = kernels::kernel_id(k.config);
+  k.registry_index = 0;
+  k.role = kernels::kRegistry[0].role;
+  k.threads_per_block = 256;
+  k.registers_per_thread = 64;
+  k.static_shared_bytes = 0;
+  k.dynamic_shared_bytes = 8192;
+  k.max_dynamic_shared_bytes = 232448;
+  k.local_bytes = 0;
+  k.binary_version = 90;
+  k.runtime_blocks_per_sm = 4;
+  m.kernels.push_back(k);
+
+  MeasuredCase timed;
+  timed.kernel = k.id;
+  timed.set = CaseSet::kLadder;
+  timed.problem = {4096, 4096, 4096};
+  timed.raster = gemm::RasterOrder{gemm::RasterKind::kGrouped, 8};
+  timed.outcome = Outcome::kPassed;
+  timed.relative_error = 1.25e-7;
+  timed.error_bound = 6.5e-4;
+  timed.time_ms = TimeSummaryMs{3.5, 3.25, 4.0};
+  timed.repeats = 20;
+  timed.input_sets = 1;
+  timed.tflops = tflops_of(timed.problem, 3.5);
+  timed.grid_blocks = 1024;
+  timed.waves = 1024.0 / (4 * 132);
+  timed.sm_clock_MHz_before = 1980;
+  timed.sm_clock_MHz_after = 1965;
+  NcuMetrics ncu;
+  ncu.l2_hit_rate_pct = 81.5;
+  ncu.dram_bytes_read = 402653184;
+  ncu.achieved_occupancy_pct = 24.75;
+  ncu.stalls = {{"long_scoreboard", 2.5}, {"barrier", 0.75}};
+  ncu.kernels = 1;
+  timed.ncu = ncu;
+  m.cases.push_back(timed);
+
+  MeasuredCase wrong = timed;
+  wrong.problem = {17, 17, 17};
+  wrong.outcome = Outcome::kIncorrect;
+  wrong.detail = "relative Frobenius error above the bound";
+  wrong.relative_error = 0.5;
+  wrong.time_ms.reset();
+  wrong.tflops.reset();
+  wrong.repeats = 0;
+  wrong.input_sets = 0;
+  wrong.ncu.reset();
+  m.cases.push_back(wrong);
+
+  MeasuredCase cublas;
+  cublas.kernel = "cublas";
+  cublas.set = CaseSet::kLadder;
+  cublas.problem = {300, 4096, 4096};
+  cublas.outcome = Outcome::kPassed;
+  cublas.time_ms = TimeSummaryMs{1.0, 0.75, 1.5};
+  cublas.repeats = 20;
+  cublas.input_sets = 2;
+  m.cases.push_back(cublas);
+  return m;
+}
+
+TEST(LadderMeasurementFormat, WrittenTextLoadsBackUnchanged) {
+  const LadderMeasurement original = sample();
+  const std::string text = to_json_text(original);
+  const LadderMeasurement loaded = parse_ladder_measurement(text, "sample.json");
+  EXPECT_EQ(to_json_text(loaded), text);
+  EXPECT_EQ(loaded.context.seed, original.context.seed);
+  EXPECT_EQ(loaded.context.gpu_name, "NVIDIA H200");
+  ASSERT_TRUE(loaded.microbenchmarks);
+  EXPECT_EQ(loaded.microbenchmarks->measured.ffma_TFLOPS, 61.25);
+  EXPECT_FALSE(loaded.microbenchmarks->measured.l2_bw_GBps);
+  EXPECT_EQ(loaded.microbenchmarks->raw.at("ffma").values.at("runs"), 7);
+  ASSERT_EQ(loaded.kernels.size(), 1u);
+  EXPECT_TRUE(loaded.kernels[0].config == kernels::kRegistry[0].config);
+  EXPECT_FALSE(loaded.kernels[0].preferred_carveout_percent);
+  ASSERT_EQ(loaded.cases.size(), 3u);
+  EXPECT_EQ(gemm::to_string(*loaded.cases[0].raster), "grouped:8");
+  EXPECT_EQ(loaded.cases[0].time_ms->median, 3.5);
+  EXPECT_EQ(loaded.cases[0].ncu->stalls.at("long_scoreboard"), 2.5);
+  EXPECT_EQ(loaded.cases[1].outcome, Outcome::kIncorrect);
+  EXPECT_FALSE(loaded.cases[1].time_ms);
+  EXPECT_EQ(loaded.cases[2].kernel, "cublas");
+  EXPECT_FALSE(loaded.cases[2].raster);
+  EXPECT_FALSE(loaded.cases[2].grid_blocks);
+}
+
+TEST(LadderMeasurementFormat, EachKernelAndCaseIsOneLine) {
+  const std::string text = to_json_text(sample());
+  std::size_t case_lines = 0, kernel_lines = 0, lines = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line); ++lines) {
+    if (line.find("\"kernel\":") != std::string::npos) ++case_lines;
+    if (line.find("\"registry_index\":") != std::string::npos) ++kernel_lines;
+  }
+  EXPECT_EQ(case_lines, 3u);
+  EXPECT_EQ(kernel_lines, 1u);
+  EXPECT_LT(lines, 20u);
+}
+
+TEST(LadderMeasurementFormat, NumbersAreRoundedForReading) {
+  LadderMeasurement m = sample();
+  m.cases[0].tflops = 39.26786452345;
+  const std::string text = to_json_text(m);
+  EXPECT_NE(text.find("\"tflops\":39.268"), std::string::npos) << text;
+}
+
+/// The loader's error for `document` (or an empty string when it loads).
+std::string load_error(const json& document) {
+  try {
+    parse_ladder_measurement(document.dump(), "bad.json");
+  } catch (const LadderMeasurementError& error) {
+    EXPECT_EQ(error.file(), "bad.json");
+    return error.what();
+  }
+  return "";
+}
+
+json sample_json() { return json::parse(to_json_text(sample())); }
+
+void expect_error(const std::function<void(json&)>& edit, const std::string& field,
+                  const std::string& expectation) {
+  json document = sample_json();
+  edit(document);
+  const std::string error = load_error(document);
+  EXPECT_NE(error.find("bad.json: field '" + field + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find(expectation), std::string::npos) << error;
+}
+
+TEST(LadderMeasurementLoader, RejectsMalformedJson) {
+  try {
+    parse_ladder_measurement("{\"schema_version\": 1,", "broken.json");
+    FAIL() << "expected an error";
+  } catch (const LadderMeasurementError& error) {
+    EXPECT_EQ(error.field(), "<document>");
+    EXPECT_NE(std::string(error.what()).find("broken.json"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("valid JSON"), std::string::npos);
+  }
+}
+
+TEST(LadderMeasurementLoader, NamesTheFieldOfEachError) {
+  expect_error([](json& d) { d["schema_version"] = 2; }, "schema_version", "1, got 2");
+  expect_error([](json& d) { d["kind"] = "runtime_occupancy"; }, "kind", "sgemm-ladder");
+  expect_error([](json& d) { d["context"].erase("gpu_name"); }, "context.gpu_name",
+               "the field is missing");
+  expect_error([](json& d) { d["context"]["sm_count"] = "132"; }, "context.sm_count",
+               "an integer, got \"132\"");
+  expect_error([](json& d) { d["context"]["l2_bytes"] = 0; }, "context.l2_bytes", ">= 1");
+  expect_error([](json& d) { d["kernels"][0]["typo"] = 1; }, "kernels[0].typo", "unknown field");
+  expect_error([](json& d) { d["kernels"][0]["id"] = "r01-other"; }, "kernels[0].id",
+               "the id of its config");
+  expect_error([](json& d) { d["kernels"][0]["rung"] = 9; }, "kernels[0].rung",
+               "the rung of config");
+  expect_error([](json& d) { d["kernels"][0]["role"] = "headline"; }, "kernels[0].role",
+               "ladder or sweep");
+  expect_error([](json& d) { d["kernels"][0]["config"]["layout"] = "diagonal"; },
+               "kernels[0].config.layout", "plain, padded, swizzled");
+  expect_error([](json& d) { d["kernels"].push_back(d["kernels"][0]); }, "kernels[1].id",
+               "an id listed once");
+  expect_error([](json& d) { d["cases"][0]["outcome"] = "ok"; }, "cases[0].outcome",
+               "passed, incorrect, not_supported, failed");
+  expect_error([](json& d) { d["cases"][0]["set"] = "extra"; }, "cases[0].set",
+               "ladder, sweep, check");
+  expect_error([](json& d) { d["cases"][0]["kernel"] = "r99-none"; }, "cases[0].kernel",
+               "the id of a kernel in 'kernels'");
+  expect_error([](json& d) { d["cases"][0].erase("raster"); }, "cases[0].raster", "a raster order");
+  expect_error([](json& d) { d["cases"][0]["raster"] = "diagonal"; }, "cases[0].raster",
+               "grouped:G");
+  expect_error([](json& d) { d["cases"][2]["raster"] = "row_major"; }, "cases[2].raster",
+               "null or absent for cuBLAS");
+  expect_error([](json& d) { d["cases"][0]["m"] = 0; }, "cases[0].m", ">= 1");
+  expect_error([](json& d) { d["cases"][0]["time_ms"]["min"] = 5.0; }, "cases[0].time_ms",
+               "min <= median <= max");
+  expect_error([](json& d) { d["cases"][1]["time_ms"] = d["cases"][0]["time_ms"]; },
+               "cases[1].time_ms", "only passed cases are timed");
+  expect_error([](json& d) { d["cases"][0]["ncu"]["stalls"]["wait"] = "high"; },
+               "cases[0].ncu.stalls.wait", "a number");
+  expect_error([](json& d) { d["microbenchmarks"]["measured"]["ffma_TFLOPS"] = -1; },
+               "microbenchmarks.measured.ffma_TFLOPS", ">= 0");
+  expect_error([](json& d) { d["microbenchmarks"]["raw"]["ffma"].erase("method"); },
+               "microbenchmarks.raw.ffma.method", "the field is missing");
+  expect_error([](json& d) { d["cases"] = json::object(); }, "cases", "an array");
+}
+
+TEST(LadderMeasurementLoader, OptionalPartsMayBeAbsentOrNull) {
+  json document = sample_json();
+  document.erase("microbenchmarks");
+  document["context"].erase("ncu_version");
+  document["cases"][2]["raster"] = nullptr;
+  document["cases"][0].erase("ncu");
+  const LadderMeasurement m = parse_ladder_measurement(document.dump(), "ok.json");
+  EXPECT_FALSE(m.microbenchmarks);
+  EXPECT_FALSE(m.context.ncu_version);
+  EXPECT_FALSE(m.cases[2].raster);
+  EXPECT_FALSE(m.cases[0].ncu);
+}
+
+TEST(LadderMeasurementLoader, FileErrorsNameTheFile) {
+  const fs::path missing = fs::temp_directory_path() / "roofcast-no-such-ladder.json";
+  try {
+    load_ladder_measurement(missing);
+    FAIL() << "expected an error";
+  } catch (const LadderMeasurementError& error) {
+    EXPECT_EQ(error.file(), missing.string());
+    EXPECT_NE(std::string(error.what()).find("a readable file"), std::string::npos);
+  }
+  EXPECT_THROW(load_ladder_measurement(fs::temp_directory_path()), LadderMeasurementError);
+  const fs::path good = fs::temp_directory_path() / "roofcast-ladder-sample.json";
+  std::ofstream(good) << to_json_text(sample());
+  EXPECT_EQ(load_ladder_measurement(good).cases.size(), 3u);
+  fs::remove(good);
+}
+
+TEST(LadderMeasurementVocabulary, OutcomesAndSetsRoundTrip) {
+  for (Outcome o : kAllOutcomes) EXPECT_EQ(parse_outcome(to_string(o)), o);
+  EXPECT_EQ(to_string(Outcome::kNotSupported), "not_supported");
+  EXPECT_FALSE(parse_outcome("Passed"));
+  for (CaseSet s : {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kCheck}) {
+    EXPECT_EQ(parse_case_set(to_string(s)), s);
+  }
+  EXPECT_FALSE(parse_case_set(""));
+}
+
+TEST(LadderMeasurementStatistics, MedianMinMaxAndTflops) {
+  EXPECT_THROW(summarize_times({}), std::invalid_argument);
+  const TimeSummaryMs one = summarize_times({2.0});
+  EXPECT_EQ(one.median, 2.0);
+  EXPECT_EQ(one.min, 2.0);
+  EXPECT_EQ(one.max, 2.0);
+  const TimeSummaryMs even = summarize_times({4.0, 1.0, 3.0, 2.0});
+  EXPECT_EQ(even.median, 2.5);
+  EXPECT_EQ(even.min, 1.0);
+  EXPECT_EQ(even.max, 4.0);
+  EXPECT_EQ(summarize_times({5.0, 1.0, 3.0}).median, 3.0);
+  // 2 * 4096^3 FLOPs in 1 ms = 137.438953472 TFLOPS.
+  EXPECT_NEAR(tflops_of({4096, 4096, 4096}, 1.0), 137.438953472, 1e-9);
+}
+
+TEST(LadderMeasurementOccupancy, KernelLaunchCarriesWhatTheRuntimeWasAsked) {
+  MeasuredKernel k = sample().kernels[0];
+  // H200: 64 registers x 256 threads -> 4 blocks by registers; 8 KiB + 1 KiB reserved is far
+  // from the shared-memory limit.
+  EXPECT_EQ(compute_occupancy(embedded_spec("h200-sxm").sm, kernel_launch(k)).blocks_per_sm, 4);
+  k.dynamic_shared_bytes = 100 * 1024;  // (100 + 1) KiB per block: 2 blocks in 228 KiB
+  EXPECT_EQ(compute_occupancy(embedded_spec("h200-sxm").sm, kernel_launch(k)).blocks_per_sm, 2);
+  k.preferred_carveout_percent = 50;  // 114 KiB requested -> 132 KiB carveout: 1 block
+  EXPECT_EQ(compute_occupancy(embedded_spec("h200-sxm").sm, kernel_launch(k)).blocks_per_sm, 1);
+}
+
+// ---- the case plan ----------------------------------------------------------------------------
+
+std::size_t count_if(const std::vector<PlannedCase>& plan,
+                     const std::function<bool(const PlannedCase&)>& predicate) {
+  return static_cast<std::size_t>(std::count_if(plan.begin(), plan.end(), predicate));
+}
+
+TEST(ValidatePlan, LadderSetCoversEveryRungSizeAndRasterOrder) {
+  const std::vector<PlannedCase> plan = build_plan(PlanOptions{});
+  const std::vector<gemm::Problem> problems = ladder_problems(false);
+  ASSERT_EQ(problems.size(), 11u);
+  EXPECT_EQ(count_if(plan, [](const PlannedCase& c) { return c.set == CaseSet::kCheck; }), 0u);
+  for (const gemm::Problem& p : problems) {
+    EXPECT_EQ(count_if(plan,
+                       [&](const PlannedCase& c) {
+                         return c.set == CaseSet::kLadder && !c.spec.registry_index &&
+                                c.spec.problem == p;
+                       }),
+              1u)
+        << "cuBLAS at " << problem_text(p);
+  }
+  std::size_t expected = problems.size();  // cuBLAS
+  for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+    const kernels::RegistryEntry& e = kernels::kRegistry[i];
+    if (e.role != kernels::Role::kLadder) continue;
+    const std::size_t rasters = e.config.rung >= 7 ? 4 : 1;
+    expected += rasters * problems.size();
+    EXPECT_EQ(count_if(plan,
+                       [&](const PlannedCase& c) {
+                         return c.set == CaseSet::kLadder && c.spec.registry_index == i;
+                       }),
+              rasters * problems.size())
+        << kernels::kernel_id(e.config);
+  }
+  EXPECT_EQ(count_if(plan, [](const PlannedCase& c) { return c.set == CaseSet::kLadder; }),
+            expected);
+  EXPECT_TRUE(
+      std::is_sorted(plan.begin(), plan.end(), [](const PlannedCase& a, const PlannedCase& b) {
+        return a.spec.problem.flops() < b.spec.problem.flops();
+      }));
+  EXPECT_EQ(count_if(plan, [](const PlannedCase& c) { return c.profile; }), 0u);
+}
+
+TEST(ValidatePlan, SweepSetHasEveryConfigOfRungsFourToTen) {
+  const std::vector<PlannedCase> plan = build_plan(PlanOptions{});
+  std::size_t configs = 0;
+  for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+    if (kernels::kRegistry[i].config.rung < 4) continue;
+    ++configs;
+    for (const gemm::Problem& p : sweep_problems(false)) {
+      EXPECT_EQ(count_if(plan,
+                         [&](const PlannedCase& c) {
+                           return c.set == CaseSet::kSweep && c.spec.registry_index == i &&
+                                  c.spec.problem == p &&
+                                  c.spec.raster == sweep_raster(kernels::kRegistry[i].config);
+                         }),
+                1u);
+    }
+  }
+  EXPECT_EQ(count_if(plan, [](const PlannedCase& c) { return c.set == CaseSet::kSweep; }),
+            2 * configs);
+}
+
+TEST(ValidatePlan, QuickCheckOnlyChecksEveryRegisteredConfigAtSmallSizes) {
+  PlanOptions options;
+  options.quick = true;
+  options.check_only = true;
+  const std::vector<PlannedCase> plan = build_plan(options);
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+    expected += ladder_rasters(kernels::kRegistry[i].config).size() * check_problems().size();
+  }
+  EXPECT_EQ(plan.size(), expected);
+  EXPECT_EQ(count_if(plan,
+                     [](const PlannedCase& c) {
+                       return c.set != CaseSet::kCheck || !c.spec.registry_index;
+                     }),
+            0u);
+}
+
+TEST(ValidatePlan, KernelsRegexFilters) {
+  PlanOptions options;
+  options.kernels_regex = "^cublas$";
+  const std::vector<PlannedCase> only_cublas = build_plan(options);
+  EXPECT_EQ(only_cublas.size(), ladder_problems(false).size());
+  options.kernels_regex = "^r01-";
+  const std::vector<PlannedCase> naive = build_plan(options);
+  EXPECT_FALSE(naive.empty());
+  for (const PlannedCase& c : naive) EXPECT_EQ(kernel_name(c.spec).rfind("r01-", 0), 0u);
+  options.kernels_regex = "(";
+  EXPECT_THROW(build_plan(options), std::regex_error);
+}
+
+TEST(ValidatePlan, NcuSubsetDefaultsToRungsSevenToTenAndCublasAt4096) {
+  PlanOptions options;
+  options.ncu = true;
+  const std::vector<PlannedCase> plan = build_plan(options);
+  const std::vector<gemm::Problem> ncu_sizes = ncu_problems(false);
+  for (const PlannedCase& c : plan) {
+    if (!c.profile) continue;
+    EXPECT_EQ(c.set, CaseSet::kLadder);
+    EXPECT_NE(std::find(ncu_sizes.begin(), ncu_sizes.end(), c.spec.problem), ncu_sizes.end());
+    if (c.spec.registry_index) {
+      EXPECT_GE(kernels::kRegistry[*c.spec.registry_index].config.rung, 7);
+    } else {
+      EXPECT_TRUE(c.spec.problem == (gemm::Problem{4096, 4096, 4096}));
+    }
+  }
+  EXPECT_EQ(
+      count_if(plan, [](const PlannedCase& c) { return c.profile && !c.spec.registry_index; }), 1u);
+  options.ncu_kernels_regex = "^r01-";
+  for (const PlannedCase& c : build_plan(options)) {
+    if (!c.profile) continue;
+    EXPECT_EQ(kernel_name(c.spec).rfind("r01-", 0), 0u);
+    EXPECT_EQ(c.set, CaseSet::kLadder);
+  }
+}
+
+TEST(ValidatePlan, ProfileCasesRoundTripAndMalformedOnesAreRefused) {
+  CaseSpec spec{std::size_t{0}, {300, 4096, 17}, gemm::RasterOrder{}};
+  std::string error;
+  const auto decoded = decode_profile_case(encode_profile_case(spec), &error);
+  ASSERT_TRUE(decoded) << error;
+  EXPECT_EQ(decoded->registry_index, spec.registry_index);
+  EXPECT_TRUE(decoded->problem == spec.problem);
+  const auto cublas = decode_profile_case("cublas,4096,4096,4096,row_major", &error);
+  ASSERT_TRUE(cublas) << error;
+  EXPECT_FALSE(cublas->registry_index);
+  EXPECT_FALSE(decode_profile_case("r99-none,1,1,1,row_major", &error));
+  EXPECT_NE(error.find("no registry kernel"), std::string::npos);
+  EXPECT_FALSE(decode_profile_case("cublas,0,1,1,row_major", &error));
+  EXPECT_FALSE(decode_profile_case("cublas,1,1,1,sideways", &error));
+  EXPECT_FALSE(decode_profile_case("cublas,1,1,1", &error));
+}
+
+TEST(ValidatePlan, GridBlocksAreTilesRoundedToWholeClusters) {
+  gemm::TileConfig config;
+  config.bm = 128;
+  config.bn = 64;
+  // 300 x 4096: 3 tile rows x 64 tile columns.
+  EXPECT_EQ(grid_blocks_of({300, 4096, 7}, config), 3 * 64);
+  config.cluster = 2;  // 3 tile rows -> 2 clusters of 2 rows
+  EXPECT_EQ(grid_blocks_of({300, 4096, 7}, config), 4 * 64);
+  config.cluster = 4;
+  EXPECT_EQ(grid_blocks_of({512, 64, 7}, config), 4);
+  EXPECT_EQ(grid_blocks_of({1, 1, 1}, config), 4);
+}
+
+TEST(ValidatePlan, ProblemsAndInputSets) {
+  EXPECT_TRUE(*parse_problem("17") == (gemm::Problem{17, 17, 17}));
+  EXPECT_TRUE(*parse_problem("300x4096x128") == (gemm::Problem{300, 4096, 128}));
+  EXPECT_FALSE(parse_problem("0"));
+  EXPECT_FALSE(parse_problem("3x4"));
+  EXPECT_FALSE(parse_problem("1x2x3x4"));
+  EXPECT_FALSE(parse_problem("2097152"));
+  // 512^3: A, B, C of 1 MiB each; > 2 x 60 MiB needs 41 sets. 8192^3 (768 MiB) needs one.
+  const std::int64_t l2 = 62914560;
+  EXPECT_EQ(input_sets_for(3 << 20, 2 * l2), 41);
+  EXPECT_GT(41LL * (3 << 20), 2 * l2);
+  EXPECT_EQ(input_sets_for(std::int64_t{3} * 256 << 20, 2 * l2), 1);
+  EXPECT_EQ(input_sets_for(40 << 20, 2 * l2), 4);  // 3 x 40 MiB = 2 x 60 MiB exactly: one more
+  EXPECT_EQ(input_sets_for(0, 2 * l2), 1);
+}
+
+// ---- Nsight Compute's CSV ---------------------------------------------------------------------
+
+constexpr const char* kNcuCsv =
+    "==PROF== Connected to process 123 (/x/roofcast-validate)\n"
+    "==PROF== Profiling \"sgemm\": 0%....50%....100% - 9 passes\n"
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\","
+    "\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\","
+    "\"Metric Unit\",\"Metric Value\"\n"
+    "\"0\",\"123\",\"roofcast-validate\",\"h\",\"void sgemm<0, 32, 32>(Args)\",\"1\",\"7\","
+    "\"(1024, 1, 1)\",\"(16, 16, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"dram__bytes_read.sum\",\"byte\",\"12,582,912\"\n"
+    "\"0\",\"123\",\"roofcast-validate\",\"h\",\"void sgemm<0, 32, 32>(Args)\",\"1\",\"7\","
+    "\"(1024, 1, 1)\",\"(16, 16, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"lts__t_sector_hit_rate.pct\",\"%\",\"87.25\"\n"
+    "\"0\",\"123\",\"roofcast-validate\",\"h\",\"void sgemm<0, 32, 32>(Args)\",\"1\",\"7\","
+    "\"(1024, 1, 1)\",\"(16, 16, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio\",\"\","
+    "\"3.5\"\n"
+    "\"0\",\"123\",\"roofcast-validate\",\"h\",\"void sgemm<0, 32, 32>(Args)\",\"1\",\"7\","
+    "\"(1024, 1, 1)\",\"(16, 16, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"gpu__time_duration.sum\",\"usecond\",\"1.5\"\n"
+    "\"1\",\"123\",\"roofcast-validate\",\"h\",\"gemm_kernel, \"\"quoted\"\"\",\"1\",\"7\","
+    "\"(256, 1, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"dram__bytes_read.sum\",\"byte\",\"1,000\"\n"
+    "\"1\",\"123\",\"roofcast-validate\",\"h\",\"gemm_kernel, \"\"quoted\"\"\",\"1\",\"7\","
+    "\"(256, 1, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"lts__t_sector_hit_rate.pct\",\"%\",\"n/a\"\n"
+    "\"1\",\"123\",\"roofcast-validate\",\"h\",\"gemm_kernel, \"\"quoted\"\"\",\"1\",\"7\","
+    "\"(256, 1, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"gpu__time_duration.sum\",\"nsecond\",\"200\"\n"
+    "==PROF== Disconnected from process 123\n";
+
+TEST(NcuCsv, ParsesKernelsMetricsUnitsAndSeparators) {
+  const std::vector<NcuKernelRecord> kernels = parse_ncu_csv(kNcuCsv);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].id, "0");
+  EXPECT_EQ(kernels[0].name, "void sgemm<0, 32, 32>(Args)");
+  EXPECT_EQ(kernels[1].name, "gemm_kernel, \"quoted\"");
+  EXPECT_EQ(kernels[0].metrics.at("dram__bytes_read.sum").second, 12582912.0);
+  EXPECT_EQ(kernels[1].metrics.count("lts__t_sector_hit_rate.pct"), 0u);  // n/a left out
+  const NcuMetrics one = summarize_ncu({kernels[0]});
+  EXPECT_EQ(one.kernels, 1);
+  EXPECT_EQ(*one.dram_bytes_read, 12582912.0);
+  EXPECT_EQ(*one.l2_hit_rate_pct, 87.25);
+  EXPECT_EQ(*one.duration_ns, 1500.0);
+  EXPECT_EQ(one.stalls.at("long_scoreboard"), 3.5);
+  EXPECT_FALSE(one.achieved_occupancy_pct);
+  EXPECT_FALSE(one.error);
+  // Two kernels for one case: bytes and time summed, rates from the longer one (kernel 0).
+  const NcuMetrics both = summarize_ncu(kernels);
+  EXPECT_EQ(both.kernels, 2);
+  EXPECT_EQ(*both.dram_bytes_read, 12583912.0);
+  EXPECT_EQ(*both.duration_ns, 1700.0);
+  EXPECT_EQ(*both.l2_hit_rate_pct, 87.25);
+}
+
+TEST(NcuCsv, ErrorsAndUnits) {
+  EXPECT_THROW(parse_ncu_csv("==PROF== nothing profiled\n"), std::runtime_error);
+  // A header and no rows: no kernels (the batch then reports 0 kernels for its cases).
+  const std::string csv(kNcuCsv);
+  const std::size_t header_start = csv.find("\"ID\"");
+  const std::string header_only = csv.substr(0, csv.find('\n', header_start) + 1);
+  EXPECT_TRUE(parse_ncu_csv(header_only).empty());
+  EXPECT_EQ(base_value("x", "Mbyte", 2.5), 2.5e6);
+  EXPECT_EQ(base_value("x", "msecond", 2), 2e6);
+  EXPECT_EQ(base_value("x", "Ksector", 3), 3e3);
+  EXPECT_THROW(base_value("dram__bytes_read.sum", "furlong", 1), std::runtime_error);
+  EXPECT_TRUE(summarize_ncu({}).error);
+  // Every requested metric name is unique, and each stall reason appears once.
+  const std::vector<std::string> names = ncu_metric_names();
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+  EXPECT_EQ(names.size(), 6 + ncu_stall_reasons().size());
+}
+
+}  // namespace
+}  // namespace roofcast::validation
