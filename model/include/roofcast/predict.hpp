@@ -1,0 +1,307 @@
+// Time model: predicted time and TFLOPS of an SGEMM config on a GPU, composed from waves,
+// occupancy, per-level traffic, the L2 hit rate under the raster order, the roofline, latency
+// hiding (Little's law) and spills, with every term's value in the result. Plus the register
+// estimate for a config that has not been compiled, and the least-squares calibration of the
+// model's few global per-GPU parameters.
+//
+// predict() is pure and allocation-free (no strings or vectors on its path).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "roofcast/gemm.hpp"
+#include "roofcast/l2.hpp"
+#include "roofcast/occupancy.hpp"
+#include "roofcast/roofline.hpp"
+#include "roofcast/spec.hpp"
+#include "roofcast/traffic.hpp"
+#include "roofcast/waves.hpp"
+
+namespace roofcast {
+
+// ---- calibration ------------------------------------------------------------------------------
+
+/// The model's global per-GPU parameters. Defaults (1, 0) mean "uncalibrated": every term is
+/// taken at its face value. Each scale multiplies one time term (see TimeTerm); none is per
+/// rung or per size. fit_calibration() fits the first six by least squares.
+struct Calibration {
+  double issue_scale = 1;          // x issue time: register-bank conflicts, dual-issue limits
+  double shared_memory_scale = 1;  // x L1/shared data-path time
+  double latency_scale = 1;        // x latency-bound time (exposed latency, barriers)
+  double l2_scale = 1;             // x L2 bandwidth time
+  double dram_scale = 1;           // x DRAM bandwidth time
+  double launch_overhead_s = 0;    // + once per kernel: launch and drain
+  /// Effective share of the L2 capacity in the roofcast L2 model (set by hand from measured hit
+  /// rates; not part of the least-squares fit).
+  double l2_capacity_fraction = 1;
+
+  bool operator==(const Calibration&) const = default;
+};
+
+// ---- terms ------------------------------------------------------------------------------------
+
+/// The terms of the time model.
+enum class TimeTerm : int {
+  kIssue = 0,         // every instruction through the warp schedulers (FFMA + overhead)
+  kSharedMemory = 1,  // L1/shared data-path wavefronts, bank-conflict replays included
+  kLatency = 2,       // per-block latency chain not hidden by other blocks (Little's law)
+  kL2 = 3,            // bytes requested from L2 / L2 bandwidth
+  kDram = 4,          // bytes from DRAM / DRAM bandwidth
+  kSpill = 5,         // local-memory traffic of spilled registers / L2 (or DRAM) bandwidth
+};
+inline constexpr int kTimeTermCount = 6;
+
+/// "issue", "shared_memory", "latency", "l2", "dram", "spill".
+std::string_view to_string(TimeTerm term);
+
+/// One value per term, seconds.
+struct TimeTerms {
+  std::array<double, kTimeTermCount> seconds{};
+
+  double& operator[](TimeTerm t) { return seconds[static_cast<int>(t)]; }
+  double operator[](TimeTerm t) const { return seconds[static_cast<int>(t)]; }
+};
+
+/// The uncalibrated terms of one prediction: a full wave and the last, partial wave.
+struct PredictionTerms {
+  TimeTerms full_wave;    // one full wave (blocks_per_sm blocks on every SM)
+  double full_waves = 0;  // how many full waves
+  TimeTerms last_wave;    // the partial last wave; zeros when the grid fills its waves
+};
+
+/// The scale Calibration applies to a term (spill: 1).
+double term_scale(const Calibration& calibration, TimeTerm term);
+
+/// Predicted time:
+///   full_waves * max_t(scale_t * full_wave_t) + max_t(scale_t * last_wave_t)
+///   + launch_overhead_s.
+/// Within a wave the terms overlap (each is a throughput or a latency chain of the same
+/// work), so the largest one is the wave's time; waves run one after another.
+double compose_time_s(const PredictionTerms& terms, const Calibration& calibration);
+
+/// Each term over the whole launch, calibrated: full_waves * scale * full + scale * last.
+TimeTerms total_terms(const PredictionTerms& terms, const Calibration& calibration);
+
+/// The term with the largest total (the first on ties).
+TimeTerm binding_term(const TimeTerms& totals);
+
+// ---- registers --------------------------------------------------------------------------------
+
+/// Registers per thread a config needs, estimated without compiling it. ptxas decides the
+/// real count; the estimate counts what must be live at the peak (the compute phase):
+struct RegisterEstimate {
+  int accumulators = 0;  // outputs per thread (TM * TN)
+  int fragments = 0;     // A + B fragment values per k, x 2 when two are live: rungs 8-10
+                         // double-buffer them, and for rungs 3-7 the compiler hoists the next
+                         // k's shared reads above the current FFMAs (BK loop fully unrolled)
+  int staging = 0;       // global values held across the compute phase (prefetching rungs
+                         // that stage through registers; 0 otherwise: loaded and stored
+                         // before the compute phase, counted when larger than the fragments)
+  int addressing = 0;    // pointers (A, B, C: 2 each), sizes, tile origins, thread indices,
+                         // loop counter, alpha and beta: kAddressRegisters
+  int pipeline = 0;      // stage index and one shared offset per stage (stages > 1)
+  int total = 0;         // accumulators + max(fragments, transient staging) + staging
+                         // + addressing + pipeline
+};
+
+/// Registers for addresses, sizes, indices and scalars (see RegisterEstimate::addressing).
+inline constexpr int kAddressRegisters = 18;
+
+/// The estimate for a config's kernel (anatomy from kernel_anatomy).
+RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& anatomy);
+
+/// The most registers per thread at which `min_blocks` blocks of `threads` threads stay
+/// resident (what ptxas aims for under __launch_bounds__(threads, min_blocks)), and never above
+/// the per-thread maximum: with W = ceil(threads / warp_size) warps, P sub-partitions,
+///   per-warp allocation A = floor((registers_per_sm / P) / ceil(min_blocks * W / P)),
+///   also <= max_registers_per_block / roundup(W, warp_allocation_granularity),
+///   rounded down to the allocation unit; cap = min(max per thread, A / warp_size).
+/// min_blocks <= 0 gives the per-thread maximum.
+int register_cap(const SmLimits& sm, int threads, int min_blocks);
+
+// ---- latencies --------------------------------------------------------------------------------
+
+/// Latencies in SM cycles: the spec's measured values when present, else assumed figures.
+struct Latencies {
+  double shared_memory_cycles = 0;
+  double l2_cycles = 0;
+  double dram_cycles = 0;
+  double ffma_cycles = 0;  // dependent FFMA issue-to-use, 4 cycles from Volta on
+  bool shared_memory_measured = false;
+  bool l2_measured = false;
+  bool dram_measured = false;
+};
+
+/// Assumed when the spec has no measurement: shared memory 30, L2 200, DRAM 400 cycles, the
+/// figures of shared/reference/gemm-ladder.txt ("20-30", "about 200", "300-400" cycles).
+inline constexpr double kAssumedSharedMemoryLatencyCycles = 30;
+inline constexpr double kAssumedL2LatencyCycles = 200;
+inline constexpr double kAssumedDramLatencyCycles = 400;
+inline constexpr double kFfmaLatencyCycles = 4;
+
+Latencies gpu_latencies(const GpuSpec& gpu);
+
+// ---- prediction -------------------------------------------------------------------------------
+
+struct PredictInput {
+  gemm::Problem problem;
+  gemm::TileConfig config;  // threads = 0: derived_threads(config)
+  gemm::RasterOrder raster;
+  /// Shared memory per block, bytes (kernels::shared_memory_bytes(config) for a registry
+  /// kernel); the kernel allocates it dynamically and raises its limit to the opt-in maximum.
+  int shared_memory_bytes = 0;
+  /// Registers per thread as ptxas reports; empty: estimate_registers (capped at the GPU's
+  /// per-thread maximum, the excess spilled).
+  std::optional<int> registers_per_thread;
+  /// Local-memory bytes per thread spilled (ptxas "bytes spill stores"); used when
+  /// registers_per_thread is given.
+  int spill_bytes_per_thread = 0;
+  /// The kernel's __launch_bounds__ minimum blocks per SM (0: none). ptxas then keeps the
+  /// registers at or below register_cap(gpu, threads, min_blocks); an estimate above the cap
+  /// spills the difference.
+  int min_blocks_per_sm = 0;
+  bool c_is_read = false;  // beta != 0
+  L2Model l2_model = L2Model::kRoofcast;
+};
+
+/// Latency hiding in a full wave, per SM. One block's K tile takes
+///   tile_issue = max(instructions per warp * ceil(warps / schedulers), k_tile * FFMA latency)
+/// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
+///   d = 0:  tile_cycle = tile_issue + L_global + overhead      (load, wait, compute)
+///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
+/// with L_global = l1_hit * L_shared + (1 - l1_hit) * (hit * L_l2 + (1 - hit) * L_dram) and
+/// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
+/// 2 * L_shared; cp.async: L_shared; none for rung 1). The SM runs B blocks: per K tile it
+/// needs round_issue = instructions per warp * ceil(B * warps / schedulers) cycles of issue
+/// (Little's law: the latency is hidden when round_issue >= tile_cycle).
+struct LatencyHiding {
+  int blocks_per_sm = 0;
+  int warps_per_scheduler = 0;       // ceil(B * warps / schedulers)
+  double global_latency_cycles = 0;  // L_global
+  double overhead_cycles = 0;
+  double tile_issue_cycles = 0;
+  double tile_cycle_cycles = 0;
+  double round_issue_cycles = 0;
+  double round_l1_cycles = 0;   // B * warps * L1 wavefronts per warp per tile
+  double exposed_fraction = 0;  // max(0, 1 - round_issue / tile_cycle)
+  /// Warps per scheduler needed to hide the chain: warps_per_scheduler * tile_cycle /
+  /// round_issue (Little's law: latency x issue rate / work per warp).
+  double warps_needed_per_scheduler = 0;
+  bool barrier_stalls = false;  // one block per SM and no prefetch (rungs 2-7)
+};
+
+/// Registers that do not fit and what they cost.
+struct SpillEstimate {
+  int registers_needed = 0;     // the estimate (or the given count)
+  int registers_allocated = 0;  // what the kernel gets: min(needed, register_cap)
+  int spilled_registers = 0;    // estimate only: needed - allocated
+  double bytes_per_thread = 0;  // local memory per thread: given, or spilled * 4
+  double l2_bytes = 0;          // local traffic reaching L2: stored and reloaded once per
+                                // K tile when the SM's local footprint exceeds L1
+};
+
+struct Prediction {
+  bool launchable = false;
+  gemm::Problem problem;
+  gemm::TileConfig config;  // threads filled in
+  gemm::RasterOrder raster;
+  int shared_memory_bytes = 0;
+  int registers_per_thread = 0;
+  bool registers_estimated = false;
+  RegisterEstimate register_estimate;
+  OccupancyResult occupancy;
+  KernelAnatomy anatomy;
+  TileWaste waste;
+  WaveResult waves;
+  Traffic traffic;
+  L2Result l2;
+  double dram_bytes = 0;
+  double l2_sector_hit_rate = 0;  // every L2 access (kernel_sector_hit_rate)
+  Ceilings ceilings;
+  Roofline roofline;
+  Latencies latencies;
+  LatencyHiding latency;
+  SpillEstimate spill;
+  /// FFMA share of issued instructions: ffma / instructions per K tile.
+  double issue_efficiency = 0;
+  Calibration calibration;
+  PredictionTerms terms;  // uncalibrated
+  TimeTerms totals;       // calibrated, whole launch
+  TimeTerm binding = TimeTerm::kIssue;
+  double time_s = 0;
+  double tflops = 0;  // useful FLOPs / time
+};
+
+/// Predicts (gpu, input). A config that cannot launch (occupancy LaunchFailure) returns
+/// launchable = false with the occupancy filled in and no times. Throws
+/// std::invalid_argument for a problem with M, N or K < 1 or a config without a tile.
+///
+/// Per wave with B blocks on an SM (the last wave: ceil(blocks / SMs) per SM), seconds:
+///   issue         = (k_tiles * round_issue + epilogue) / f
+///   shared_memory = k_tiles * B * warps * L1 wavefronts per warp per tile * 128 B
+///                   / (shared-memory bandwidth / SMs)
+///   latency       = (k_tiles * tile_cycle + prologue + epilogue) / f,  prologue =
+///                   L_global + overhead (the first tile), epilogue = C-store issue
+///   l2            = the wave's share of L2 bytes / L2 bandwidth (0 without a ceiling)
+///   dram          = the wave's share of DRAM bytes / DRAM bandwidth
+///   spill         = the wave's spill bytes / L2 bandwidth (DRAM's when L2 has none)
+/// f = Ceilings::issue_clock_MHz; the instruction counts include 2 local accesses per
+/// spilled register per tile. Then compose_time_s.
+Prediction predict(const GpuSpec& gpu, const PredictInput& input,
+                   const Calibration& calibration = {});
+
+// ---- fitting ----------------------------------------------------------------------------------
+
+/// One measured case for the fit: its uncalibrated terms (Prediction::terms) and its time.
+struct FitSample {
+  std::string name;
+  PredictionTerms terms;
+  double measured_time_s = 0;
+};
+
+/// The parameters fit_calibration estimates, in this order.
+inline constexpr int kFittedParameterCount = 6;
+/// "issue_scale", "shared_memory_scale", "latency_scale", "l2_scale", "dram_scale",
+/// "launch_overhead_s".
+std::string_view fitted_parameter_name(int index);
+
+struct FitCase {
+  std::string name;
+  bool training = false;
+  double measured_time_s = 0;
+  double predicted_time_s = 0;
+  double error_percent = 0;  // 100 * (predicted - measured) / measured
+};
+
+struct FitResult {
+  Calibration calibration;
+  /// Which parameters the training data determined; the others keep their default (no
+  /// training case is bound by their term).
+  std::array<bool, kFittedParameterCount> fitted{};
+  double training_mape_percent = 0;
+  std::optional<double> held_out_mape_percent;  // empty when every case trained
+  int training_cases = 0;
+  int held_out_cases = 0;
+  int iterations = 0;
+  std::vector<FitCase> cases;  // every sample, in input order
+};
+
+/// Fits the scales and the launch overhead to the training samples (those whose name is in
+/// `training_names`) by least squares on the relative error:
+///   minimise sum_i ((compose_time_s(terms_i, p) - t_i) / t_i)^2.
+/// compose_time_s is linear in p once each wave's binding term is fixed, so the fit
+/// alternates: fix the binding terms under the current p, solve the weighted linear least
+/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind some training
+/// case and the overhead, keep scales positive and the overhead >= 0, repeat until the
+/// binding terms stop changing; from several starts, keeping the best. Reports MAPE on the
+/// training and the held-out samples. Throws std::invalid_argument when a training name is
+/// not among the samples, a name repeats, no case trains, or a measured time is not positive.
+FitResult fit_calibration(const std::vector<FitSample>& samples,
+                          const std::vector<std::string>& training_names);
+
+}  // namespace roofcast

@@ -1,0 +1,188 @@
+// Traffic per memory level of a tiled SGEMM, derived from the tile parameters and each rung's
+// kernel (kernels/ladder/NN_*.cuh): what one thread does per K tile (the kernel's anatomy),
+// the shared-memory / L1 wavefronts of each warp access including bank-conflict replays, the
+// bytes all blocks request from L2, FLOPs, and register-level operand reuse.
+//
+// Pure functions; no allocation (the prediction hot path calls them).
+#pragma once
+
+#include <cstdint>
+
+#include "roofcast/gemm.hpp"
+#include "roofcast/waves.hpp"
+
+namespace roofcast {
+
+/// Bytes per FP32 element.
+inline constexpr int kFloatBytes = 4;
+/// Bytes of one L1/shared-memory wavefront and of one L1 cache line.
+inline constexpr int kWavefrontBytes = 128;
+inline constexpr int kL1LineBytes = 128;
+inline constexpr int kSectorBytes = 32;
+
+/// One warp-wide memory instruction: its count per thread per K tile and the wavefronts (L1 /
+/// shared data-path cycles) one warp instruction takes.
+struct WarpAccess {
+  double instructions = 0;   // per thread (= per warp) per K tile
+  int vector_floats = 1;     // floats per lane: 1, 2 or 4
+  int wavefronts_ideal = 0;  // the minimum: ceil(distinct bytes / 128)
+  int wavefronts = 0;        // as laid out: bank-conflict replays (shared) or lines (global)
+  int sectors = 0;           // global only: distinct 32-byte sectors one warp instruction touches
+
+  /// wavefronts / wavefronts_ideal; 1 = conflict-free.
+  double replay_factor() const {
+    return wavefronts_ideal > 0 ? static_cast<double>(wavefronts) / wavefronts_ideal : 1.0;
+  }
+  double wavefronts_per_tile() const { return instructions * wavefronts; }
+  double ideal_wavefronts_per_tile() const { return instructions * wavefronts_ideal; }
+};
+
+/// What one thread of a rung's block does per K tile (one main-loop iteration), read off the
+/// rung's kernel. Counts are per thread = per warp instruction.
+struct KernelAnatomy {
+  int rung = 0;
+  int threads = 0;
+  int warps = 0;
+  int k_tile = 0;                       // K depth of one iteration (BK; rung 1: 1)
+  int outputs_per_thread = 0;           // accumulator registers (independent FFMA chains: the ILP)
+  int a_fragment = 0;                   // A values read into registers per k
+  int b_fragment = 0;                   // B values read into registers per k
+  int prefetch_tiles = 0;               // global->shared prefetch distance: 0 = load, wait, compute
+  bool fragment_double_buffer = false;  // shared->register fragments prefetched one k ahead
+  bool async_copy = false;    // cp.async / bulk copies: global->shared, no register staging
+  bool b_bulk_copy = false;   // rung 10: B stages arrive by bulk copy (no thread instructions)
+  int staging_registers = 0;  // global values a thread holds between LDG and STS
+  bool a_vector = false;      // A global loads are float4 (K % 4 == 0)
+  bool b_vector = false;      // B global loads are float4 (N % 4 == 0)
+
+  double ffma = 0;                   // outputs_per_thread * k_tile
+  WarpAccess global_a;               // LDG of A (wavefronts: L1 lines touched)
+  WarpAccess global_b;               // LDG of B
+  WarpAccess store_a;                // STS of A
+  WarpAccess store_b;                // STS of B
+  WarpAccess load_a;                 // LDS of A fragments
+  WarpAccess load_b;                 // LDS of B fragments
+  double barriers = 0;               // __syncthreads per K tile
+  double integer_overhead = 0;       // address, predicate and loop instructions per K tile
+  double epilogue_instructions = 0;  // per thread, once per block: alpha scaling and C stores
+
+  /// Every instruction a thread issues per K tile. With cp.async the stores are the global
+  /// copies themselves (store_* count their shared-memory wavefronts only).
+  double instructions() const {
+    const double stores = async_copy ? 0.0 : store_a.instructions + store_b.instructions;
+    return ffma + global_a.instructions + global_b.instructions + stores + load_a.instructions +
+           load_b.instructions + barriers + integer_overhead;
+  }
+  /// Non-FFMA instructions per FFMA: (instructions - ffma) / ffma.
+  double overhead_per_ffma() const { return (instructions() - ffma) / ffma; }
+  /// L1 / shared data-path wavefronts of one warp per K tile (global loads through L1 too).
+  double l1_wavefronts() const {
+    return global_a.wavefronts_per_tile() + global_b.wavefronts_per_tile() + shared_wavefronts();
+  }
+  /// Shared-memory wavefronts of one warp per K tile, replays included.
+  double shared_wavefronts() const {
+    return store_a.wavefronts_per_tile() + store_b.wavefronts_per_tile() +
+           load_a.wavefronts_per_tile() + load_b.wavefronts_per_tile();
+  }
+  double shared_wavefronts_ideal() const {
+    return store_a.ideal_wavefronts_per_tile() + store_b.ideal_wavefronts_per_tile() +
+           load_a.ideal_wavefronts_per_tile() + load_b.ideal_wavefronts_per_tile();
+  }
+  /// Register-level operand reuse: FFMAs per value read from shared memory (rung 1: from L1),
+  /// outputs / (a_fragment + b_fragment); TM*TN / (TM + TN) for an outer product.
+  double ffma_per_loaded_value() const {
+    return static_cast<double>(outputs_per_thread) / (a_fragment + b_fragment);
+  }
+};
+
+/// Threads per block a config implies when it does not say: rung 1: BM*BN; rung 2: BM*BN;
+/// rungs 3-6: (BM/TM)*(BN/TN); rungs 7-10: 32 * (BM/WM) * (BN/WN) (one warp per warp tile;
+/// without WM, WN: (BM/TM)*(BN/TN)).
+int derived_threads(const gemm::TileConfig& config);
+
+/// Wavefronts of one shared-memory warp instruction whose lane l accesses `width` consecutive
+/// 4-byte words starting at word_offsets[l] (aligned to width): max over the banks of the
+/// distinct words that fall into each bank (lanes reading the same word share it: broadcast).
+/// `ideal` receives ceil(distinct words / banks). lanes <= 32; width in {1, 2, 4}.
+int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int banks,
+                      int* ideal);
+
+/// L1 wavefronts of one global warp load: the 128-byte lines its lanes touch, at least
+/// ceil(bytes / 128). `ideal` receives ceil(distinct bytes / 128), `sectors` the distinct
+/// 32-byte sectors (either may be null).
+int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int* ideal,
+                      int* sectors);
+
+/// Float offset of logical element (row, col) of a rows x cols shared tile in `layout`, the
+/// host copy of kernels/ladder/common.cuh SmemTile::offset:
+///   plain:    row * cols + col
+///   padded:   row * S + col + 4 * floor(col / 32), S = padded_row_floats(cols)
+///   swizzled: row * cols + 4 * (v ^ x) + col % 4, v = col / 4,
+///             x = (floor(v / 8) + floor(row / 4) * (32 / rows)) % 8
+int shared_tile_offset(gemm::SmemLayout layout, int rows, int cols, int row, int col);
+
+/// Floats of one padded row of `cols` logical floats (rules::smem_row_floats, kPadded):
+/// s = cols + 4 * floor(cols / 32); s if s / 4 is odd, else s + 4.
+int padded_row_floats(int cols);
+
+/// The anatomy of a config's kernel on a problem (the problem decides whether global loads
+/// take the float4 path: K % 4 == 0 for A, N % 4 == 0 for B). Warp 0 of the block stands for
+/// every warp in the bank-conflict and line analysis. `banks` is the GPU's shared-memory bank
+/// count. config.threads = 0 means derived_threads(config).
+///   rung 1      01_naive.cuh: per k one A load (a warp's broadcast) and one B load;
+///   rung 2      02_shared_tiling.cuh: T x T tiles, one element per thread per tile;
+///   rungs 3-4   scalar tile copies (common.cuh load_tile_scalar), As[m][k], Bs[k][n], thread
+///               (t / (BN/TN), t % (BN/TN)) reads TM A values and TN B values per k;
+///   rungs 5-6   float4 copies, A stored transposed by 4 scalar stores per float4, float4
+///               fragment reads, layout plain / padded / swizzled (common.cuh SmemTile);
+///   rungs 7-10  warp_common.cuh: A^T rows padded by one float4, A float4 pairs in chunks of
+///               8 K-columns, fragments as (TM/4) x (TN/4) float4 sub-tiles; rung 8 prefetches
+///               one stage through registers (one barrier per stage); rungs 9-10 copy with
+///               cp.async (A by 4-byte copies, B by 16-byte), stages - 1 stages ahead;
+///               rung 10 brings B by bulk copies shared by the cluster.
+KernelAnatomy kernel_anatomy(const gemm::Problem& problem, const gemm::TileConfig& config,
+                             int banks = 32);
+
+/// Bytes and operations of the whole launch, per level.
+struct Traffic {
+  double flops = 0;         // 2 * M * N * K (useful)
+  double issued_flops = 0;  // 2 * launched_m * launched_n * launched_k (edge tiles in full)
+  // Requested from L2 by all blocks (edge loads that are predicated off move nothing):
+  double a_l2_bytes = 0;             // tiles_n * M * K * 4
+  double b_l2_bytes = 0;             // tiles_m * N * K * 4 (rung 10: / cluster, B is multicast)
+  double c_write_bytes = 0;          // M * N * 4
+  double c_read_bytes = 0;           // M * N * 4 when beta != 0, else 0
+  double compulsory_dram_bytes = 0;  // (M*K + K*N) * 4 + C write (+ C read)
+  // Shared memory and L1, all blocks:
+  double shared_wavefronts = 0;        // replays included
+  double shared_wavefronts_ideal = 0;  // without replays
+  double l1_global_wavefronts = 0;     // global loads through L1
+  double l1_global_bytes = 0;          // sectors global loads request from L1, * 32
+  double warp_instructions = 0;        // every warp instruction, epilogue included
+  double ffma_warp_instructions = 0;
+  double ffma_per_loaded_value = 0;  // register-level reuse (KernelAnatomy)
+
+  double operand_l2_bytes() const { return a_l2_bytes + b_l2_bytes; }
+  double l2_bytes() const { return a_l2_bytes + b_l2_bytes + c_write_bytes + c_read_bytes; }
+  /// Bytes through the L1/shared data path: (shared + global L1 wavefronts) * 128.
+  double l1_bytes() const { return (shared_wavefronts + l1_global_wavefronts) * kWavefrontBytes; }
+  double shared_bytes() const { return shared_wavefronts * kWavefrontBytes; }
+  /// Share of global operand bytes requested from L1 that L1 serves:
+  /// 1 - operand_l2_bytes / l1_global_bytes, at least 0 (rung 1 reuses in L1; the tiled rungs
+  /// load each tile once, so nothing).
+  double l1_hit_rate() const {
+    return l1_global_bytes > operand_l2_bytes() ? 1 - operand_l2_bytes() / l1_global_bytes : 0.0;
+  }
+};
+
+/// Traffic of the launch: every count above is per-thread anatomy * threads * k_tiles * grid
+/// (warp counts / 32), L2 bytes as in each field's comment. `c_is_read`: beta != 0.
+Traffic compute_traffic(const gemm::Problem& problem, const gemm::TileConfig& config,
+                        const KernelAnatomy& anatomy, const TileWaste& waste, bool c_is_read);
+
+/// DRAM bytes when operand loads hit L2 at `operand_hit_rate`: operand misses, never below the
+/// compulsory load of A and B once, plus the C write and read:
+///   max((1 - hit) * (A + B requested), (M*K + K*N) * 4) + C write + C read.
+double dram_bytes(const Traffic& traffic, const gemm::Problem& problem, double operand_hit_rate);
+
+}  // namespace roofcast

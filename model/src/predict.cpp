@@ -1,0 +1,546 @@
+#include "roofcast/predict.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace roofcast {
+namespace {
+
+constexpr double kMega = 1e6;
+constexpr double kGiga = 1e9;
+constexpr double kTera = 1e12;
+
+int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
+
+double wave_time_s(const TimeTerms& terms, const Calibration& c) {
+  double worst = 0;
+  for (int t = 0; t < kTimeTermCount; ++t) {
+    worst = std::max(worst, term_scale(c, static_cast<TimeTerm>(t)) * terms.seconds[t]);
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::string_view to_string(TimeTerm term) {
+  switch (term) {
+    case TimeTerm::kIssue:
+      return "issue";
+    case TimeTerm::kSharedMemory:
+      return "shared_memory";
+    case TimeTerm::kLatency:
+      return "latency";
+    case TimeTerm::kL2:
+      return "l2";
+    case TimeTerm::kDram:
+      return "dram";
+    case TimeTerm::kSpill:
+      return "spill";
+  }
+  return "unknown";
+}
+
+double term_scale(const Calibration& c, TimeTerm term) {
+  switch (term) {
+    case TimeTerm::kIssue:
+      return c.issue_scale;
+    case TimeTerm::kSharedMemory:
+      return c.shared_memory_scale;
+    case TimeTerm::kLatency:
+      return c.latency_scale;
+    case TimeTerm::kL2:
+      return c.l2_scale;
+    case TimeTerm::kDram:
+      return c.dram_scale;
+    case TimeTerm::kSpill:
+      break;
+  }
+  return 1;
+}
+
+double compose_time_s(const PredictionTerms& terms, const Calibration& calibration) {
+  return terms.full_waves * wave_time_s(terms.full_wave, calibration) +
+         wave_time_s(terms.last_wave, calibration) + calibration.launch_overhead_s;
+}
+
+TimeTerms total_terms(const PredictionTerms& terms, const Calibration& calibration) {
+  TimeTerms totals;
+  for (int t = 0; t < kTimeTermCount; ++t) {
+    totals.seconds[t] =
+        term_scale(calibration, static_cast<TimeTerm>(t)) *
+        (terms.full_waves * terms.full_wave.seconds[t] + terms.last_wave.seconds[t]);
+  }
+  return totals;
+}
+
+TimeTerm binding_term(const TimeTerms& totals) {
+  int best = 0;
+  for (int t = 1; t < kTimeTermCount; ++t) {
+    if (totals.seconds[t] > totals.seconds[best]) best = t;
+  }
+  return static_cast<TimeTerm>(best);
+}
+
+RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& a) {
+  RegisterEstimate r;
+  r.accumulators = a.outputs_per_thread;
+  const bool two_fragments = a.fragment_double_buffer || config.rung >= 3;
+  r.fragments = (a.a_fragment + a.b_fragment) * (two_fragments ? 2 : 1);
+  // Prefetching through registers keeps the next tile's values live during the compute phase;
+  // otherwise they live only between the load and the store, before the compute phase.
+  const bool staging_live = a.prefetch_tiles > 0 && !a.async_copy;
+  r.staging = staging_live ? a.staging_registers : 0;
+  const int transient = staging_live ? 0 : a.staging_registers;
+  r.addressing = kAddressRegisters;
+  r.pipeline = config.stages > 1 ? 1 + config.stages : 0;
+  r.total =
+      r.accumulators + std::max(r.fragments, transient) + r.staging + r.addressing + r.pipeline;
+  return r;
+}
+
+int register_cap(const SmLimits& sm, int threads, int min_blocks) {
+  if (min_blocks <= 0 || threads <= 0) return sm.max_registers_per_thread;
+  const int warps = ceil_div_int(threads, sm.warp_size);
+  const int partitions = std::max(1, sm.register_file_subpartitions);
+  const int warps_per_partition = ceil_div_int(min_blocks * warps, partitions);
+  int per_warp = sm.registers_per_sm / partitions / warps_per_partition;
+  const int granularity = std::max(1, sm.warp_allocation_granularity);
+  per_warp = std::min(
+      per_warp, sm.max_registers_per_block / (ceil_div_int(warps, granularity) * granularity));
+  per_warp = per_warp / sm.register_allocation_unit * sm.register_allocation_unit;
+  return std::max(0, std::min(sm.max_registers_per_thread, per_warp / sm.warp_size));
+}
+
+Latencies gpu_latencies(const GpuSpec& gpu) {
+  Latencies l;
+  l.shared_memory_cycles = kAssumedSharedMemoryLatencyCycles;
+  l.l2_cycles = kAssumedL2LatencyCycles;
+  l.dram_cycles = kAssumedDramLatencyCycles;
+  l.ffma_cycles = kFfmaLatencyCycles;
+  if (gpu.measured) {
+    const MeasuredCeilings& m = *gpu.measured;
+    if (m.shared_memory_latency_cycles) {
+      l.shared_memory_cycles = *m.shared_memory_latency_cycles;
+      l.shared_memory_measured = true;
+    }
+    if (m.l2_latency_cycles) {
+      l.l2_cycles = *m.l2_latency_cycles;
+      l.l2_measured = true;
+    }
+    if (m.dram_latency_cycles) {
+      l.dram_cycles = *m.dram_latency_cycles;
+      l.dram_measured = true;
+    }
+  }
+  return l;
+}
+
+namespace {
+
+/// What the per-wave terms need, computed once per prediction.
+struct WaveModel {
+  double clock_Hz = 0;
+  int schedulers = 1;
+  int warps = 1;
+  double k_tiles = 0;
+  double instructions_per_warp_tile = 0;  // spill accesses included
+  double l1_wavefronts_per_warp_tile = 0;
+  double epilogue_instructions = 0;
+  double tile_cycle = 0;
+  double tile_issue = 0;
+  double prologue_cycles = 0;
+  double l1_bytes_per_s_per_sm = 0;
+  double grid = 0;
+  double l2_bytes = 0;
+  double dram_bytes = 0;
+  double spill_bytes = 0;
+  double l2_Bps = 0;
+  double dram_Bps = 0;
+};
+
+TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) {
+  TimeTerms t;
+  const double issue_warps =
+      static_cast<double>(ceil_div_int(blocks_per_sm * m.warps, m.schedulers));
+  const double epilogue = m.epilogue_instructions * issue_warps;
+  const double round_issue = m.instructions_per_warp_tile * issue_warps;
+  t[TimeTerm::kIssue] = (m.k_tiles * round_issue + epilogue) / m.clock_Hz;
+  t[TimeTerm::kSharedMemory] = m.k_tiles * blocks_per_sm * m.warps * m.l1_wavefronts_per_warp_tile *
+                               kWavefrontBytes / m.l1_bytes_per_s_per_sm;
+  const double one_block_epilogue = m.epilogue_instructions * ceil_div_int(m.warps, m.schedulers);
+  t[TimeTerm::kLatency] =
+      (m.k_tiles * m.tile_cycle + m.prologue_cycles + one_block_epilogue) / m.clock_Hz;
+  const double share = wave_blocks / m.grid;
+  t[TimeTerm::kL2] = m.l2_Bps > 0 ? m.l2_bytes * share / m.l2_Bps : 0.0;
+  t[TimeTerm::kDram] = m.dram_Bps > 0 ? m.dram_bytes * share / m.dram_Bps : 0.0;
+  const double spill_Bps = m.l2_Bps > 0 ? m.l2_Bps : m.dram_Bps;
+  t[TimeTerm::kSpill] = spill_Bps > 0 ? m.spill_bytes * share / spill_Bps : 0.0;
+  return t;
+}
+
+}  // namespace
+
+Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration) {
+  Prediction p;
+  p.problem = input.problem;
+  p.config = input.config;
+  if (p.config.threads <= 0) p.config.threads = derived_threads(p.config);
+  p.raster = input.raster;
+  p.shared_memory_bytes = input.shared_memory_bytes;
+  p.calibration = calibration;
+  p.waste = compute_tile_waste(input.problem, p.config);
+  p.anatomy = kernel_anatomy(input.problem, p.config, gpu.sm.shared_memory_banks);
+  const KernelAnatomy& a = p.anatomy;
+
+  // Registers and spills.
+  p.register_estimate = estimate_registers(p.config, a);
+  SpillEstimate& spill = p.spill;
+  if (input.registers_per_thread) {
+    p.registers_per_thread = *input.registers_per_thread;
+    spill.registers_needed = p.registers_per_thread;
+    spill.registers_allocated = p.registers_per_thread;
+    spill.bytes_per_thread = input.spill_bytes_per_thread;
+  } else {
+    p.registers_estimated = true;
+    spill.registers_needed = p.register_estimate.total;
+    const int cap = register_cap(gpu.sm, p.config.threads, input.min_blocks_per_sm);
+    spill.registers_allocated = std::min(spill.registers_needed, std::max(1, cap));
+    spill.spilled_registers = spill.registers_needed - spill.registers_allocated;
+    spill.bytes_per_thread = static_cast<double>(spill.spilled_registers) * kFloatBytes;
+    p.registers_per_thread = spill.registers_allocated;
+  }
+
+  KernelLaunch launch;
+  launch.threads_per_block = p.config.threads;
+  launch.registers_per_thread = p.registers_per_thread;
+  launch.dynamic_shared_memory_bytes = input.shared_memory_bytes;
+  p.occupancy = compute_occupancy_limits(gpu.sm, launch);
+  p.ceilings = roofline_ceilings(gpu);
+  p.latencies = gpu_latencies(gpu);
+  if (!p.occupancy.launchable() || p.occupancy.blocks_per_sm == 0) return p;
+
+  p.waves = compute_waves(p.waste.grid_blocks(), p.occupancy.blocks_per_sm, gpu.chip.sm_count,
+                          std::max(1, p.config.cluster));
+  if (!p.waves.launchable()) return p;
+  p.launchable = true;
+  p.traffic = compute_traffic(input.problem, p.config, a, p.waste, input.c_is_read);
+
+  // L2 hit rate of the operand loads under the raster order.
+  const gemm::Problem& pr = input.problem;
+  L2Input l2in;
+  l2in.tiles_m = p.waste.tiles_m;
+  l2in.tiles_n = p.waste.tiles_n;
+  l2in.raster = input.raster;
+  l2in.resident_blocks = std::min(p.waves.blocks_per_wave, p.waste.grid_blocks());
+  l2in.bm = p.config.bm;
+  l2in.bn = p.config.bn;
+  const double k_bytes = static_cast<double>(pr.k) * kFloatBytes;
+  l2in.a_panel_bytes = static_cast<double>(pr.m) / static_cast<double>(p.waste.tiles_m) * k_bytes;
+  l2in.b_panel_bytes = static_cast<double>(pr.n) / static_cast<double>(p.waste.tiles_n) * k_bytes;
+  l2in.a_slab_bytes = static_cast<double>(p.config.bm) * a.k_tile * kFloatBytes;
+  l2in.b_slab_bytes = static_cast<double>(p.config.bn) * a.k_tile * kFloatBytes;
+  l2in.slabs_in_flight = std::max(1, p.config.stages);
+  if (a.b_bulk_copy && p.config.cluster > 1) {
+    // Rung 10: the raster walks cluster tiles (cluster vertically adjacent blocks that fetch
+    // B once); to L2 a cluster is one block of cluster * BM rows.
+    const int cluster = p.config.cluster;
+    l2in.tiles_m = p.waste.launched_tiles_m / cluster;
+    l2in.resident_blocks = std::max<std::int64_t>(1, l2in.resident_blocks / cluster);
+    l2in.bm = cluster * p.config.bm;
+    l2in.a_panel_bytes *= cluster;
+    l2in.a_slab_bytes *= cluster;
+  }
+  l2in.l2_bytes = static_cast<double>(gpu.chip.l2_bytes) * calibration.l2_capacity_fraction;
+  p.l2 = l2_hit_rate(l2in, input.l2_model);
+  p.dram_bytes = dram_bytes(p.traffic, pr, p.l2.hit_rate);
+  p.l2_sector_hit_rate = kernel_sector_hit_rate(p.l2.hit_rate, p.traffic.operand_l2_bytes(),
+                                                p.traffic.c_write_bytes, p.traffic.c_read_bytes);
+
+  // Spilled registers: one local store and reload per K tile each; their bytes reach L2.
+  const double spilled_words = spill.bytes_per_thread / kFloatBytes;
+  const double block_tiles =
+      static_cast<double>(p.waste.grid_blocks()) * static_cast<double>(p.waste.k_tiles);
+  spill.l2_bytes = 2 * spill.bytes_per_thread * p.config.threads * block_tiles;
+
+  p.roofline = evaluate_roofline(p.ceilings, p.traffic.flops, p.traffic.l1_bytes(),
+                                 p.traffic.l2_bytes(), p.dram_bytes);
+
+  // Latency hiding.
+  WaveModel m;
+  m.clock_Hz = p.ceilings.issue_clock_MHz * kMega;
+  m.schedulers = std::max(1, gpu.sm.register_file_subpartitions);
+  m.warps = a.warps;
+  m.k_tiles = static_cast<double>(p.waste.k_tiles);
+  m.instructions_per_warp_tile = a.instructions() + 2 * spilled_words;
+  m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + 2 * spilled_words;
+  m.epilogue_instructions = a.epilogue_instructions;
+  const Latencies& lat = p.latencies;
+  const double hit = p.l2.hit_rate;
+  const double l1_hit = p.traffic.l1_hit_rate();
+  const double memory_latency = hit * lat.l2_cycles + (1 - hit) * lat.dram_cycles;
+  LatencyHiding& h = p.latency;
+  h.blocks_per_sm = p.occupancy.blocks_per_sm;
+  h.global_latency_cycles = l1_hit * lat.shared_memory_cycles + (1 - l1_hit) * memory_latency;
+  h.overhead_cycles = a.rung == 1 ? 0.0 : (a.async_copy ? 1 : 2) * lat.shared_memory_cycles;
+  h.tile_issue_cycles = std::max(m.instructions_per_warp_tile * ceil_div_int(m.warps, m.schedulers),
+                                 a.k_tile * lat.ffma_cycles);
+  h.tile_cycle_cycles =
+      a.prefetch_tiles == 0
+          ? h.tile_issue_cycles + h.global_latency_cycles + h.overhead_cycles
+          : std::max(h.tile_issue_cycles + h.overhead_cycles,
+                     (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
+  h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
+  h.round_issue_cycles = m.instructions_per_warp_tile * h.warps_per_scheduler;
+  h.round_l1_cycles =
+      static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
+  h.exposed_fraction = std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
+  h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
+  h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
+  m.tile_cycle = h.tile_cycle_cycles;
+  m.tile_issue = h.tile_issue_cycles;
+  m.prologue_cycles = h.global_latency_cycles + h.overhead_cycles;
+  m.l1_bytes_per_s_per_sm = p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count;
+  m.grid = static_cast<double>(p.waste.grid_blocks());
+  m.l2_bytes = p.traffic.l2_bytes();
+  m.dram_bytes = p.dram_bytes;
+  m.spill_bytes = spill.l2_bytes;
+  m.l2_Bps = p.ceilings.l2_GBps.known() ? p.ceilings.l2_GBps.value() * kGiga : 0.0;
+  m.dram_Bps = p.ceilings.dram_GBps.known() ? p.ceilings.dram_GBps.value() * kGiga : 0.0;
+  p.issue_efficiency = a.ffma / m.instructions_per_warp_tile;
+
+  // Terms per wave, composed.
+  const WaveResult& w = p.waves;
+  p.terms.full_waves = static_cast<double>(w.full_waves);
+  if (w.full_waves > 0) {
+    p.terms.full_wave =
+        wave_terms(m, p.occupancy.blocks_per_sm, static_cast<double>(w.blocks_per_wave));
+  }
+  if (w.full_waves != w.waves) {
+    const int last_per_sm = static_cast<int>(gemm::ceil_div(w.last_wave_blocks, gpu.chip.sm_count));
+    p.terms.last_wave = wave_terms(m, std::min(last_per_sm, p.occupancy.blocks_per_sm),
+                                   static_cast<double>(w.last_wave_blocks));
+  }
+  p.totals = total_terms(p.terms, calibration);
+  p.binding = binding_term(p.totals);
+  p.time_s = compose_time_s(p.terms, calibration);
+  p.tflops = p.time_s > 0 ? p.traffic.flops / p.time_s / kTera : 0.0;
+  return p;
+}
+
+// ---- fitting ------------------------------------------------------------------------------
+
+std::string_view fitted_parameter_name(int index) {
+  static constexpr std::string_view kNames[kFittedParameterCount] = {
+      "issue_scale", "shared_memory_scale", "latency_scale",
+      "l2_scale",    "dram_scale",          "launch_overhead_s"};
+  return index >= 0 && index < kFittedParameterCount ? kNames[index] : "unknown";
+}
+
+namespace {
+
+using Parameters = std::array<double, kFittedParameterCount>;
+constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is not scaled
+constexpr int kOverhead = 5;
+
+Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
+  Calibration c;
+  c.issue_scale = p[0];
+  c.shared_memory_scale = p[1];
+  c.latency_scale = p[2];
+  c.l2_scale = p[3];
+  c.dram_scale = p[4];
+  c.launch_overhead_s = p[kOverhead];
+  c.l2_capacity_fraction = l2_capacity_fraction;
+  return c;
+}
+
+int binding_in_wave(const TimeTerms& terms, const Parameters& p) {
+  int best = -1;
+  double worst = 0;
+  for (int t = 0; t < kTimeTermCount; ++t) {
+    const double scale = t < kScaleCount ? p[t] : 1.0;
+    if (scale * terms.seconds[t] > worst) {
+      worst = scale * terms.seconds[t];
+      best = t;
+    }
+  }
+  return best;  // -1: the wave is empty
+}
+
+double relative_objective(const std::vector<const FitSample*>& training, const Parameters& p) {
+  const Calibration c = to_calibration(p, 1);
+  double sum = 0;
+  for (const FitSample* s : training) {
+    const double e = (compose_time_s(s->terms, c) - s->measured_time_s) / s->measured_time_s;
+    sum += e * e;
+  }
+  return sum;
+}
+
+struct Solve {
+  Parameters parameters{};
+  std::array<bool, kFittedParameterCount> fitted{};
+  std::vector<int> bindings;
+};
+
+/// One weighted least-squares solve with the binding terms fixed by `current`.
+Solve solve_given_bindings(const std::vector<const FitSample*>& training,
+                           const Parameters& current) {
+  Solve out;
+  out.parameters = current;
+  const int n = static_cast<int>(training.size());
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, kFittedParameterCount);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    const FitSample& s = *training[i];
+    const int full = binding_in_wave(s.terms.full_wave, current);
+    const int last = binding_in_wave(s.terms.last_wave, current);
+    out.bindings.push_back(full);
+    out.bindings.push_back(last);
+    double offset = 0;
+    auto add = [&](int term, double seconds) {
+      if (term < 0) return;
+      if (term < kScaleCount) {
+        x(i, term) += seconds;
+      } else {
+        offset += seconds;
+      }
+    };
+    if (full >= 0) add(full, s.terms.full_waves * s.terms.full_wave.seconds[full]);
+    if (last >= 0) add(last, s.terms.last_wave.seconds[last]);
+    x(i, kOverhead) = 1;
+    const double weight = 1 / s.measured_time_s;
+    x.row(i) *= weight;
+    y(i) = (s.measured_time_s - offset) * weight;
+  }
+  // Columns the data determines; a column that would go non-positive is fixed at its
+  // current value (moved into the target) and the rest re-solved.
+  std::array<bool, kFittedParameterCount> active{};
+  for (int j = 0; j < kFittedParameterCount; ++j) active[j] = x.col(j).cwiseAbs().maxCoeff() > 0;
+  for (int round = 0; round <= kFittedParameterCount; ++round) {
+    std::vector<int> columns;
+    for (int j = 0; j < kFittedParameterCount; ++j) {
+      if (active[j]) columns.push_back(j);
+    }
+    Eigen::VectorXd target = y;
+    for (int j = 0; j < kFittedParameterCount; ++j) {
+      if (!active[j]) target -= x.col(j) * (j == kOverhead ? 0.0 : out.parameters[j]);
+    }
+    if (columns.empty()) break;
+    Eigen::MatrixXd a(n, static_cast<Eigen::Index>(columns.size()));
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      a.col(static_cast<Eigen::Index>(c)) = x.col(columns[c]);
+    const Eigen::VectorXd solution = a.colPivHouseholderQr().solve(target);
+    bool clamped = false;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const int j = columns[c];
+      const double v = solution(static_cast<Eigen::Index>(c));
+      const bool bad = j == kOverhead ? v < 0 : !(v > 0);
+      if (bad) {
+        active[j] = false;
+        if (j == kOverhead) out.parameters[j] = 0;
+        clamped = true;
+      }
+    }
+    if (clamped) continue;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      out.parameters[columns[c]] = solution(static_cast<Eigen::Index>(c));
+    }
+    break;
+  }
+  out.fitted = active;
+  return out;
+}
+
+/// The median of t / term over the training cases where the term is not zero (1 if none).
+double median_ratio(const std::vector<const FitSample*>& training, int term) {
+  std::vector<double> ratios;
+  for (const FitSample* s : training) {
+    const double seconds =
+        s->terms.full_waves * s->terms.full_wave.seconds[term] + s->terms.last_wave.seconds[term];
+    if (seconds > 0) ratios.push_back(s->measured_time_s / seconds);
+  }
+  if (ratios.empty()) return 1;
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+[[noreturn]] void throw_fit_error(const std::string& message) {
+  throw std::invalid_argument("fit_calibration: " + message);
+}
+
+}  // namespace
+
+FitResult fit_calibration(const std::vector<FitSample>& samples,
+                          const std::vector<std::string>& training_names) {
+  std::set<std::string> names;
+  for (const FitSample& s : samples) {
+    if (!names.insert(s.name).second) throw_fit_error("sample name '" + s.name + "' repeats");
+    if (!(s.measured_time_s > 0)) {
+      throw_fit_error("sample '" + s.name + "': measured time must be positive");
+    }
+  }
+  const std::set<std::string> training_set(training_names.begin(), training_names.end());
+  for (const std::string& name : training_set) {
+    if (!names.count(name)) throw_fit_error("training case '" + name + "' is not a sample");
+  }
+  std::vector<const FitSample*> training;
+  for (const FitSample& s : samples) {
+    if (training_set.count(s.name)) training.push_back(&s);
+  }
+  if (training.empty()) throw_fit_error("no training case");
+
+  // Starts: uncalibrated, and each scale alone set to its median ratio.
+  std::vector<Parameters> starts;
+  starts.push_back(Parameters{1, 1, 1, 1, 1, 0});
+  for (int term = 0; term < kScaleCount; ++term) {
+    Parameters p{1, 1, 1, 1, 1, 0};
+    p[term] = median_ratio(training, term);
+    starts.push_back(p);
+  }
+  FitResult result;
+  double best_objective = INFINITY;
+  Parameters best = starts.front();
+  for (const Parameters& start : starts) {
+    Parameters current = start;
+    std::vector<int> previous;
+    for (int iteration = 1; iteration <= 100; ++iteration) {
+      const Solve s = solve_given_bindings(training, current);
+      current = s.parameters;
+      const double objective = relative_objective(training, current);
+      ++result.iterations;
+      if (objective < best_objective) {
+        best_objective = objective;
+        best = current;
+        result.fitted = s.fitted;
+      }
+      if (s.bindings == previous) break;
+      previous = s.bindings;
+    }
+  }
+  result.calibration = to_calibration(best, 1);
+
+  double training_sum = 0;
+  double held_out_sum = 0;
+  for (const FitSample& s : samples) {
+    FitCase c;
+    c.name = s.name;
+    c.training = training_set.count(s.name) > 0;
+    c.measured_time_s = s.measured_time_s;
+    c.predicted_time_s = compose_time_s(s.terms, result.calibration);
+    c.error_percent = 100 * (c.predicted_time_s - c.measured_time_s) / c.measured_time_s;
+    (c.training ? training_sum : held_out_sum) += std::abs(c.error_percent);
+    (c.training ? result.training_cases : result.held_out_cases) += 1;
+    result.cases.push_back(c);
+  }
+  result.training_mape_percent = training_sum / result.training_cases;
+  if (result.held_out_cases > 0) {
+    result.held_out_mape_percent = held_out_sum / result.held_out_cases;
+  }
+  return result;
+}
+
+}  // namespace roofcast
