@@ -1,6 +1,6 @@
+#include "ladder/07_warp_tiling.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 07's kernel lands; its registry section is empty.
-void fill_rung_07(CompiledKernel* table) { (void)table; }
+void fill_rung_07(CompiledKernel* table) { fill_rung<7, ladder::WarpTilingMaker>(table); }
 }  // namespace roofcast::kernels::detail

@@ -1,6 +1,6 @@
+#include "ladder/08_double_buffering.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 08's kernel lands; its registry section is empty.
-void fill_rung_08(CompiledKernel* table) { (void)table; }
+void fill_rung_08(CompiledKernel* table) { fill_rung<8, ladder::DoubleBufferedMaker>(table); }
 }  // namespace roofcast::kernels::detail

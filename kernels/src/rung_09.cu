@@ -1,6 +1,6 @@
+#include "ladder/09_cp_async.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 09's kernel lands; its registry section is empty.
-void fill_rung_09(CompiledKernel* table) { (void)table; }
+void fill_rung_09(CompiledKernel* table) { fill_rung<9, ladder::CpAsyncMaker>(table); }
 }  // namespace roofcast::kernels::detail

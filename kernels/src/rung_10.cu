@@ -1,6 +1,6 @@
+#include "ladder/10_hopper_cluster.cuh"
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::detail {
-// Placeholder until rung 10's kernel lands; its registry section is empty.
-void fill_rung_10(CompiledKernel* table) { (void)table; }
+void fill_rung_10(CompiledKernel* table) { fill_rung<10, ladder::ClusterMaker>(table); }
 }  // namespace roofcast::kernels::detail

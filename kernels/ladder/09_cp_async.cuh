@@ -1,0 +1,123 @@
+// Rung 9, cp.async multi-stage pipeline, on rung 8's warp tiling and register double
+// buffering: `stages` shared buffers (a template parameter through the registry, >= 2) filled
+// by asynchronous copies that skip the registers. Stage t lives in buffer t % stages; the
+// copies of stage t + stages - 1 are issued at the start of stage t into the buffer that stage
+// t - 1 used (free since the barrier that ended stage t - 1), so up to stages - 1 stages are in
+// flight while one is computed. One commit group per stage; before the last k of stage t the
+// thread waits until stage t + 1's group has landed (cp.async.wait_group stages - 2) and one
+// barrier makes every thread's copies visible.
+//
+// A is copied with 4-byte cp.async (which can transpose it into A^T; any K), B with 16-byte
+// cp.async when its rows are 16-byte aligned (N % 4 == 0), else 4-byte; both zero-fill outside
+// the matrices (src-size 0).
+//
+// Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
+// (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 4, layout = padded, cluster = 1.
+// The block raster order is a launch parameter (row-major, column-major or grouped).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "ladder/warp_common.cuh"
+#include "launch_table.cuh"
+
+namespace roofcast::kernels::ladder {
+
+template <std::size_t kIndex, class G = warp::Geometry<kIndex>>
+__global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
+    sgemm_cp_async(SgemmArgs args, gemm::RasterOrder raster) {
+  warp::assert_tile_rules<G>();
+  static_assert(G::kConfig.rung == 9 && G::kStages >= 2 && G::kStages <= 4,
+                "rung 9 pipelines 2..4 shared stages");
+  static_assert(G::kBk % 2 == 0, "the two register fragments alternate over an even BK");
+  float* const smem = warp::shared_floats();
+  const warp::BlockTile tile = warp::block_tile<G>(args, raster, static_cast<int>(blockIdx.x));
+  const warp::ThreadPlace place = warp::thread_place<G>();
+  const int k_tiles = warp::k_tiles<G>(args);
+  float acc[G::kTm][G::kTn];
+  warp::zero<G>(acc);
+  warp::Fragment<G> fragment[2];
+  const warp::AElementCopies<G> a_copies;
+  const warp::BVectorCopies<G> b_vectors;
+  const warp::BElementCopies<G> b_elements;
+  const std::uint32_t smem_address = warp::shared_address(smem);
+  constexpr std::uint32_t kStageBytes = 4u * G::kStageFloats;
+
+  // Prologue: stages 0 .. S - 2 in flight, one commit group each (empty past the last stage).
+#pragma unroll
+  for (int s = 0; s < G::kStages - 1; ++s) {
+    if (s < k_tiles) {
+      const std::uint32_t stage = smem_address + s * kStageBytes;
+      warp::issue_a_async<G>(stage, args, tile, s * G::kBk, a_copies);
+      warp::issue_b_async<G>(stage, args, tile, s * G::kBk, b_vectors, b_elements);
+    }
+    warp::cp_async_commit();
+  }
+  warp::cp_async_wait<G::kStages - 2>();
+  __syncthreads();
+  warp::load_fragment<G>(fragment[0], smem, 0, place);
+
+  int read_stage = 0;                // buffer of stage t
+  int write_stage = G::kStages - 1;  // buffer of stage t + S - 1
+  for (int t = 0; t < k_tiles; ++t) {
+    const float* current = smem + read_stage * G::kStageFloats;
+    const int fetch = t + G::kStages - 1;
+    if (fetch < k_tiles) {
+      const std::uint32_t stage = smem_address + write_stage * kStageBytes;
+      warp::issue_a_async<G>(stage, args, tile, fetch * G::kBk, a_copies);
+      warp::issue_b_async<G>(stage, args, tile, fetch * G::kBk, b_vectors, b_elements);
+    }
+    warp::cp_async_commit();
+    write_stage = write_stage + 1 == G::kStages ? 0 : write_stage + 1;
+    read_stage = read_stage + 1 == G::kStages ? 0 : read_stage + 1;
+#pragma unroll
+    for (int kk = 0; kk < G::kBk; ++kk) {
+      if (kk + 1 < G::kBk) {
+        warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
+      } else if (t + 1 < k_tiles) {
+        // Committed so far: stages up to t + S - 1; stage t + 1 is complete when at most
+        // S - 2 groups are pending.
+        warp::cp_async_wait<G::kStages - 2>();
+        __syncthreads();
+        warp::load_fragment<G>(fragment[(kk + 1) & 1], smem + read_stage * G::kStageFloats, 0,
+                               place);
+      }
+      warp::outer_product<G>(acc, fragment[kk & 1]);
+    }
+  }
+  warp::cp_async_wait<0>();
+  warp::store_c<G>(acc, args, tile, place);
+}
+
+template <std::size_t kIndex>
+cudaError_t launch_cp_async(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {
+  using G = warp::Geometry<kIndex>;
+  const cudaError_t raster_ok = detail::check_raster(G::kConfig, raster);
+  if (raster_ok != cudaSuccess) return raster_ok;
+  sgemm_cp_async<kIndex>
+      <<<warp::grid_blocks<G>(args), G::kThreads, shared_memory_bytes(G::kConfig), stream>>>(
+          args, raster);
+  return cudaGetLastError();
+}
+
+template <std::size_t kIndex>
+cudaError_t prepare_cp_async() {
+  return warp::allow_shared_memory<warp::Geometry<kIndex>>(
+      reinterpret_cast<const void*>(&sgemm_cp_async<kIndex>));
+}
+
+struct CpAsyncMaker {
+  template <std::size_t kIndex>
+  static CompiledKernel make() {
+    constexpr TileConfig c = kRegistry[kIndex].config;
+    CompiledKernel compiled;
+    compiled.function = reinterpret_cast<const void*>(&sgemm_cp_async<kIndex>);
+    compiled.threads_per_block = c.threads;
+    compiled.dynamic_shared_memory_bytes = shared_memory_bytes(c);
+    compiled.prepare = &prepare_cp_async<kIndex>;
+    compiled.launch = &launch_cp_async<kIndex>;
+    return compiled;
+  }
+};
+
+}  // namespace roofcast::kernels::ladder

@@ -1,0 +1,377 @@
+// Rung 10, what Hopper adds, still FP32 FFMA: thread-block clusters, distributed shared memory
+// and the bulk copy engine, on rung 9's warp tiling, register double buffering and stage
+// pipeline.
+//
+// The `cluster` blocks of a cluster compute vertically adjacent C tiles (the same columns), so
+// they need the same B stage. Each block fetches BK / cluster rows of every B stage with bulk
+// copies (cp.async.bulk ... .multicast::cluster, issued by one thread, no registers) that land
+// at the same offset in the shared memory of every block of the cluster: B crosses L2 -> SM
+// once per cluster instead of once per block. A stays per block, copied transposed with 4-byte
+// cp.async by all threads (the bulk engine cannot transpose).
+//
+// Synchronisation, per stage buffer s (mbarriers after the stages in shared memory):
+//  - full[s] (count threads + 1, plus the B bytes as transaction count): every thread's A
+//    copies arrive through cp.async.mbarrier.arrive.noinc; thread 0 arrives with expect_tx of
+//    the whole B stage; each block's multicast completes its bytes on full[s] of every block.
+//    Consumers wait on full[s] with the stage's phase parity.
+//  - empty[s] (count cluster): after the barrier that ends a stage, thread 0 of every block
+//    arrives on empty[s] of every block of the cluster (a remote arrive through DSMEM); before
+//    multicasting into buffer s again a block waits on its own empty[s], so no block's buffer
+//    is overwritten while a block still reads it.
+// A B stage that is not wholly inside B or whose rows are not 16-byte aligned (N % 4 != 0,
+// the N edge, the K tail) is copied by each block for itself with cp.async instead; the choice
+// depends only on the stage's K offset and the cluster's columns, so all blocks of a cluster
+// agree. A cluster may reach past M (ceil(tiles_m / cluster) clusters per tile column): its
+// extra blocks take part in the copies and store nothing.
+//
+// The linear block index maps to the cluster's tile pair through the raster order applied to
+// the grid of cluster tiles (ceil(tiles_m / cluster) x tiles_n); the block's rank inside the
+// cluster gives its tile row.
+//
+// Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
+// (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 4, layout = padded,
+// cluster = 1, 2 or 4 (dividing BK). sm_90 only: the kernel body is empty below sm_90 and the
+// launcher returns cudaErrorNotSupported on such a device.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ladder/warp_common.cuh"
+#include "launch_table.cuh"
+
+namespace roofcast::kernels::ladder {
+namespace cluster {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ std::uint32_t rank_in_cluster() {
+  std::uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+/// All threads of all blocks of the cluster (release / acquire).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile(
+      "barrier.cluster.arrive.release.aligned;\n"
+      "barrier.cluster.wait.acquire.aligned;\n" ::
+          : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_init(std::uint32_t bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+/// Makes the initialised mbarriers visible to the cluster (before the cluster barrier).
+__device__ __forceinline__ void fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/// Arrives on `bar` and adds `bytes` to the transactions its phase waits for.
+__device__ __forceinline__ void arrive_expect_bytes(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+               "r"(bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/// Arrives on the mbarrier at the same offset as `bar` in the shared memory of cluster block
+/// `rank` (distributed shared memory; release at cluster scope).
+__device__ __forceinline__ void arrive_in_block(std::uint32_t bar, std::uint32_t rank) {
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+
+/// The arrive-on of `bar` fires when all of this thread's earlier cp.async copies have landed;
+/// it counts as one of the phase's expected arrivals (.noinc).
+__device__ __forceinline__ void arrive_when_copies_land(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
+/// Waits until the phase of `bar` with parity `parity` has completed (acquire, CTA scope).
+__device__ __forceinline__ void wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
+/// The same with acquire at cluster scope (the arrivals come from other blocks).
+__device__ __forceinline__ void wait_cluster(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
+/// Bulk copy of `bytes` (a multiple of 16, both addresses 16-byte aligned) global -> shared of
+/// every block in `mask`, at the offset `dst` has in this block; completes on the mbarrier at
+/// `bar`'s offset in each of those blocks.
+__device__ __forceinline__ void bulk_copy_multicast(std::uint32_t dst, const float* src,
+                                                    std::uint32_t bytes, std::uint32_t bar,
+                                                    std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+/// Bulk copy into this block's shared memory only.
+__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const float* src, std::uint32_t bytes,
+                                          std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+          "r"(dst),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+#endif
+
+/// Per block: where its stage buffers and mbarriers are, and its place in the cluster.
+struct Pipeline {
+  std::uint32_t stages = 0;  // shared address of stage 0
+  std::uint32_t full = 0;    // shared address of full[0]; full[s] = full + 8 s
+  std::uint32_t empty = 0;   // shared address of empty[0]
+  int rank = 0;              // block rank in the cluster
+};
+
+}  // namespace cluster
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// Issues the copies of K-stage `fetch` into buffer `buffer` (its use number `use` = fetch /
+/// stages): A by every thread with cp.async; B multicast by thread 0 of every block of the
+/// cluster (BK / cluster rows each) when the stage is wholly inside B with aligned rows, else
+/// by every thread of each block for itself with cp.async.
+template <class G, int kCluster>
+__device__ __forceinline__ void issue_cluster_stage(
+    int fetch, int buffer, int use, const cluster::Pipeline& pipe, const SgemmArgs& args,
+    const warp::BlockTile& tile, const warp::AElementCopies<G>& a_copies,
+    const warp::BVectorCopies<G>& b_vectors, const warp::BElementCopies<G>& b_elements) {
+  constexpr std::uint32_t kStageBytes = 4u * G::kStageFloats;
+  constexpr int kRowsPerBlock = G::kBk / kCluster;
+  constexpr std::uint32_t kRowBytes = 4u * G::kBn;
+  const int k0 = fetch * G::kBk;
+  const std::uint32_t stage = pipe.stages + static_cast<std::uint32_t>(buffer) * kStageBytes;
+  const std::uint32_t full = pipe.full + 8u * static_cast<std::uint32_t>(buffer);
+  const std::uint32_t empty = pipe.empty + 8u * static_cast<std::uint32_t>(buffer);
+  warp::issue_a_async<G>(stage, args, tile, k0, a_copies);
+  const bool bulk = warp::b_stage_is_full<G>(args, tile, k0);
+  if (!bulk) warp::issue_b_async<G>(stage, args, tile, k0, b_vectors, b_elements);
+  cluster::arrive_when_copies_land(full);
+  if (threadIdx.x == 0) {
+    if (bulk) {
+      // Every block of the cluster has finished reading this buffer's previous use.
+      if (use > 0) cluster::wait_cluster(empty, static_cast<std::uint32_t>((use - 1) & 1));
+      cluster::arrive_expect_bytes(full, static_cast<std::uint32_t>(G::kBk) * kRowBytes);
+      const int first_row = pipe.rank * kRowsPerBlock;
+      const float* src = args.b + static_cast<long long>(k0 + first_row) * args.n + tile.n0;
+      const std::uint32_t dst =
+          stage + 4u * G::kAFloats + static_cast<std::uint32_t>(first_row) * kRowBytes;
+#pragma unroll
+      for (int r = 0; r < kRowsPerBlock; ++r) {
+        if constexpr (kCluster > 1) {
+          cluster::bulk_copy_multicast(dst + r * kRowBytes,
+                                       src + static_cast<long long>(r) * args.n, kRowBytes, full,
+                                       static_cast<std::uint16_t>((1u << kCluster) - 1u));
+        } else {
+          cluster::bulk_copy(dst + r * kRowBytes, src + static_cast<long long>(r) * args.n,
+                             kRowBytes, full);
+        }
+      }
+    } else {
+      cluster::arrive(full);
+    }
+  }
+}
+#endif
+
+template <std::size_t kIndex, class G = warp::Geometry<kIndex>>
+__global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
+    sgemm_cluster(SgemmArgs args, gemm::RasterOrder raster) {
+  warp::assert_tile_rules<G>();
+  static_assert(G::kConfig.rung == 10 && G::kStages >= 2 && G::kStages <= 4,
+                "rung 10 pipelines 2..4 shared stages");
+  static_assert(G::kBk % 2 == 0, "the two register fragments alternate over an even BK");
+  static_assert(rules::cluster_fits_the_rung(10, G::kConfig.cluster, G::kBk),
+                "a cluster of 1, 2 or 4 blocks, each multicasting BK / cluster rows of B");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kCluster = G::kConfig.cluster;
+  constexpr int kS = G::kStages;
+  float* const smem = warp::shared_floats();
+  cluster::Pipeline pipe;
+  pipe.stages = warp::shared_address(smem);
+  pipe.full = pipe.stages + 4u * kS * G::kStageFloats;
+  pipe.empty = pipe.full + 8u * kS;
+  pipe.rank = kCluster > 1 ? static_cast<int>(cluster::rank_in_cluster()) : 0;
+
+  const int cluster_rows = (warp::tiles_m<G>(args) + kCluster - 1) / kCluster;
+  const gemm::TileCoord pair =
+      gemm::tile_of_block(static_cast<int>(blockIdx.x) / kCluster, cluster_rows,
+                          warp::tiles_n<G>(args), raster.kind, raster.group);
+  const warp::BlockTile tile = warp::block_at<G>(args, pair.m * kCluster + pipe.rank, pair.n);
+  const warp::ThreadPlace place = warp::thread_place<G>();
+  const int k_tiles = warp::k_tiles<G>(args);
+  const warp::AElementCopies<G> a_copies;
+  const warp::BVectorCopies<G> b_vectors;
+  const warp::BElementCopies<G> b_elements;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kS; ++s) {
+      cluster::mbarrier_init(pipe.full + 8u * s, G::kThreads + 1);
+      cluster::mbarrier_init(pipe.empty + 8u * s, kCluster);
+    }
+    cluster::fence_mbarrier_init();
+  }
+  // Every block's barriers exist before any block multicasts or arrives remotely.
+  if constexpr (kCluster > 1) {
+    cluster::cluster_sync();
+  } else {
+    __syncthreads();
+  }
+
+  float acc[G::kTm][G::kTn];
+  warp::zero<G>(acc);
+  warp::Fragment<G> fragment[2];
+
+#pragma unroll
+  for (int s = 0; s < kS - 1; ++s) {
+    if (s < k_tiles) {
+      issue_cluster_stage<G, kCluster>(s, s, 0, pipe, args, tile, a_copies, b_vectors, b_elements);
+    }
+  }
+  cluster::wait(pipe.full, 0);
+  warp::load_fragment<G>(fragment[0], smem, 0, place);
+
+  int read_buffer = 0;  // buffer of stage t
+  int read_use = 0;     // t / kS
+  for (int t = 0; t < k_tiles; ++t) {
+    const float* current = smem + read_buffer * G::kStageFloats;
+    const int fetch = t + kS - 1;
+    if (fetch < k_tiles) {
+      issue_cluster_stage<G, kCluster>(fetch, fetch % kS, fetch / kS, pipe, args, tile, a_copies,
+                                       b_vectors, b_elements);
+    }
+    const int released = read_buffer;
+    if (++read_buffer == kS) {
+      read_buffer = 0;
+      ++read_use;
+    }
+#pragma unroll
+    for (int kk = 0; kk < G::kBk; ++kk) {
+      if (kk + 1 < G::kBk) {
+        warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
+      } else if (t + 1 < k_tiles) {
+        __syncthreads();  // every thread has read its last fragment of stage t
+        if (threadIdx.x == 0) {
+          const std::uint32_t empty = pipe.empty + 8u * static_cast<std::uint32_t>(released);
+          if constexpr (kCluster > 1) {
+#pragma unroll
+            for (int r = 0; r < kCluster; ++r) {
+              cluster::arrive_in_block(empty, static_cast<std::uint32_t>(r));
+            }
+          } else {
+            cluster::arrive(empty);
+          }
+        }
+        cluster::wait(pipe.full + 8u * static_cast<std::uint32_t>(read_buffer),
+                      static_cast<std::uint32_t>(read_use & 1));
+        warp::load_fragment<G>(fragment[(kk + 1) & 1], smem + read_buffer * G::kStageFloats, 0,
+                               place);
+      }
+      warp::outer_product<G>(acc, fragment[kk & 1]);
+    }
+  }
+  warp::store_c<G>(acc, args, tile, place);
+  // No block leaves while another may still arrive on its barriers.
+  if constexpr (kCluster > 1) cluster::cluster_sync();
+#else
+  (void)args;
+  (void)raster;
+#endif
+}
+
+/// True when the current device is sm_90 or newer (clusters, bulk copies).
+inline bool device_has_clusters() {
+  int device = 0;
+  int major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    return false;
+  }
+  return major >= 9;
+}
+
+template <std::size_t kIndex>
+cudaError_t launch_cluster(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {
+  using G = warp::Geometry<kIndex>;
+  constexpr int kCluster = G::kConfig.cluster;
+  const cudaError_t raster_ok = detail::check_raster(G::kConfig, raster);
+  if (raster_ok != cudaSuccess) return raster_ok;
+  if (!device_has_clusters()) return cudaErrorNotSupported;
+  const long long cluster_rows = gemm::ceil_div(gemm::ceil_div(args.m, G::kBm), kCluster);
+  const long long blocks = kCluster * cluster_rows * gemm::ceil_div(args.n, G::kBn);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(G::kThreads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(shared_memory_bytes(G::kConfig));
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = kCluster;
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  const cudaError_t launched = cudaLaunchKernelEx(&config, sgemm_cluster<kIndex>, args, raster);
+  if (launched != cudaSuccess) return launched;
+  return cudaGetLastError();
+}
+
+template <std::size_t kIndex>
+cudaError_t prepare_cluster() {
+  return warp::allow_shared_memory<warp::Geometry<kIndex>>(
+      reinterpret_cast<const void*>(&sgemm_cluster<kIndex>));
+}
+
+struct ClusterMaker {
+  template <std::size_t kIndex>
+  static CompiledKernel make() {
+    constexpr TileConfig c = kRegistry[kIndex].config;
+    CompiledKernel compiled;
+    compiled.function = reinterpret_cast<const void*>(&sgemm_cluster<kIndex>);
+    compiled.threads_per_block = c.threads;
+    compiled.dynamic_shared_memory_bytes = shared_memory_bytes(c);
+    compiled.prepare = &prepare_cluster<kIndex>;
+    compiled.launch = &launch_cluster<kIndex>;
+    return compiled;
+  }
+};
+
+}  // namespace roofcast::kernels::ladder
