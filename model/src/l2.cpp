@@ -86,7 +86,7 @@ Hits grouped_hits(const ReuseContext& ctx) {
   h.b = tn * (tm - groups) * reuse_hit(ctx, 1);
   if (groups > 1) {
     const double between = gd * tn - gd + 1;
-    const double full_between = static_cast<double>(full_groups) - (rest > 0 ? 0 : 1);
+    const double full_between = static_cast<double>(full_groups) - 1;  // full to full
     h.b += tn * full_between * reuse_hit(ctx, between);
     if (rest > 0) {  // into the shorter last group: the gap shrinks along the columns
       const double into_rest = between - (tn - 1) * (gd - static_cast<double>(rest)) / 2;

@@ -1,0 +1,222 @@
+// L2 hit-rate models: footprints of a window of blocks under each raster order, the published
+// formula and roofcast's reuse-distance model on hand-computed cases.
+#include "roofcast/l2.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace roofcast {
+namespace {
+
+using gemm::RasterKind;
+using gemm::RasterOrder;
+
+constexpr RasterOrder kRowMajor{RasterKind::kRowMajor, 1};
+constexpr RasterOrder kColumnMajor{RasterKind::kColumnMajor, 1};
+constexpr RasterOrder kZOrder{RasterKind::kZOrder, 1};
+constexpr RasterOrder grouped(int g) { return RasterOrder{RasterKind::kGrouped, g}; }
+
+/// A Tm x Tn grid of tiles with panels of `panel` bytes and slabs of `slab` bytes.
+L2Input grid(std::int64_t tm, std::int64_t tn, std::int64_t resident, RasterOrder raster,
+             double l2_bytes, double panel = 100, double slab = 1) {
+  L2Input in;
+  in.tiles_m = tm;
+  in.tiles_n = tn;
+  in.raster = raster;
+  in.resident_blocks = resident;
+  in.bm = 128;
+  in.bn = 128;
+  in.a_panel_bytes = panel;
+  in.b_panel_bytes = panel;
+  in.a_slab_bytes = slab;
+  in.b_slab_bytes = slab;
+  in.l2_bytes = l2_bytes;
+  return in;
+}
+
+TEST(WindowFootprint, RowMajorColumnMajorGroupedZOrder) {
+  // 32 x 32 tiles, 132 blocks at once (one per SM on an H200).
+  WindowFootprint f = window_footprint(32, 32, kRowMajor, 132);
+  EXPECT_DOUBLE_EQ(f.rows, 1 + 131.0 / 32);
+  EXPECT_DOUBLE_EQ(f.cols, 32);
+  f = window_footprint(32, 32, kColumnMajor, 132);
+  EXPECT_DOUBLE_EQ(f.rows, 32);
+  EXPECT_DOUBLE_EQ(f.cols, 1 + 131.0 / 32);
+  f = window_footprint(32, 32, grouped(8), 132);  // 8 rows per group, 256 blocks per group
+  EXPECT_DOUBLE_EQ(f.rows, 8 * (1 + 131.0 / 256));
+  EXPECT_DOUBLE_EQ(f.cols, 1 + 131.0 / 8);
+  f = window_footprint(32, 32, kZOrder, 132);
+  EXPECT_DOUBLE_EQ(f.rows, std::sqrt(132.0));
+  EXPECT_DOUBLE_EQ(f.cols, 132 / std::sqrt(132.0));
+}
+
+TEST(WindowFootprint, OneBlockAndTheWholeGrid) {
+  for (RasterOrder r : {kRowMajor, kColumnMajor, grouped(4), kZOrder}) {
+    const WindowFootprint one = window_footprint(16, 8, r, 1);
+    EXPECT_DOUBLE_EQ(one.rows, 1) << gemm::to_string(r);
+    EXPECT_DOUBLE_EQ(one.cols, 1) << gemm::to_string(r);
+    const WindowFootprint all = window_footprint(16, 8, r, 16 * 8);
+    EXPECT_DOUBLE_EQ(all.rows, 16) << gemm::to_string(r);
+    EXPECT_DOUBLE_EQ(all.cols, 8) << gemm::to_string(r);
+    const WindowFootprint more = window_footprint(16, 8, r, 1e9);  // capped by the grid
+    EXPECT_DOUBLE_EQ(more.rows, 16);
+    EXPECT_DOUBLE_EQ(more.cols, 8);
+  }
+}
+
+TEST(WindowFootprint, GroupedOfOneIsRowMajorAndOfAllRowsColumnMajor) {
+  for (double w : {1.0, 7.0, 40.0, 300.0}) {
+    const WindowFootprint r = window_footprint(24, 40, kRowMajor, w);
+    const WindowFootprint g1 = window_footprint(24, 40, grouped(1), w);
+    EXPECT_DOUBLE_EQ(r.rows, g1.rows);
+    EXPECT_DOUBLE_EQ(r.cols, g1.cols);
+    const WindowFootprint c = window_footprint(24, 40, kColumnMajor, w);
+    const WindowFootprint gm = window_footprint(24, 40, grouped(1000), w);
+    EXPECT_DOUBLE_EQ(c.rows, gm.rows);
+    EXPECT_DOUBLE_EQ(c.cols, gm.cols);
+  }
+}
+
+TEST(PublishedModel, HandComputed) {
+  // Wm = 1 + 131/32, Wn = 32, Mblock = Nblock = 128:
+  // hit = 1 - Wm Wn / (Wm Wn + Wm * 128 + Wn * 128).
+  const L2Result r = published_hit_rate(grid(32, 32, 132, kRowMajor, 1e9));
+  const double wm = 1 + 131.0 / 32;
+  const double wn = 32;
+  EXPECT_EQ(r.model, L2Model::kPublished);
+  EXPECT_DOUBLE_EQ(r.wave_rows, wm);
+  EXPECT_DOUBLE_EQ(r.wave_cols, wn);
+  EXPECT_DOUBLE_EQ(r.hit_rate, 1 - wm * wn / (wm * wn + wm * 128 + wn * 128));
+  EXPECT_NEAR(r.hit_rate, 0.96681, 1e-5);
+  // One block at a time: 1 - 1 / (1 + 256).
+  EXPECT_DOUBLE_EQ(published_hit_rate(grid(32, 32, 1, kRowMajor, 1e9)).hit_rate, 256.0 / 257);
+}
+
+TEST(PublishedModel, IgnoresCapacityAndK) {
+  const double small = published_hit_rate(grid(32, 32, 132, kRowMajor, 1)).hit_rate;
+  const double large = published_hit_rate(grid(32, 32, 132, kRowMajor, 1e12, 1e6)).hit_rate;
+  EXPECT_DOUBLE_EQ(small, large);
+}
+
+TEST(RoofcastModel, OneTileHasOnlyTheCompulsoryMiss) {
+  const L2Result r = roofcast_hit_rate(grid(1, 1, 1, kRowMajor, 1e9));
+  EXPECT_DOUBLE_EQ(r.hit_rate, 0);
+}
+
+TEST(RoofcastModel, OneWaveThatFitsHitsAllButTheFirstRequest) {
+  // 4 x 4 tiles all resident: A row panels are requested 4 times and loaded once, B the
+  // same: hit = 1 - (4 + 4) / (2 * 16) = 0.75, whatever the raster order.
+  for (RasterOrder r : {kRowMajor, kColumnMajor, grouped(2), kZOrder}) {
+    const L2Result res = roofcast_hit_rate(grid(4, 4, 16, r, 1e9));
+    EXPECT_DOUBLE_EQ(res.a_hit_rate, 0.75) << gemm::to_string(r);
+    EXPECT_DOUBLE_EQ(res.b_hit_rate, 0.75) << gemm::to_string(r);
+    EXPECT_DOUBLE_EQ(res.hit_rate, 0.75) << gemm::to_string(r);
+  }
+}
+
+TEST(RoofcastModel, ReuseAcrossWavesWhenItFits) {
+  // One block at a time on a 2 x 2 grid: every reuse crosses waves; with room for everything,
+  // only the compulsory misses remain: 2 of 4 A requests and 2 of 4 B requests hit.
+  const L2Result r = roofcast_hit_rate(grid(2, 2, 1, kRowMajor, 1e9));
+  EXPECT_DOUBLE_EQ(r.a_hit_rate, 0.5);
+  EXPECT_DOUBLE_EQ(r.b_hit_rate, 0.5);
+  EXPECT_DOUBLE_EQ(r.cross_wave_retention, 1);
+}
+
+TEST(RoofcastModel, CapacityScalesTheCrossWaveReuse) {
+  // 1 x 2 grid, one block at a time: the A panel is reused once, by the next block, after
+  // D = a_panel + b_panel = 200 bytes; with 100 bytes of L2 half of it survives:
+  // A hit = 0.5 / 2 requests, B never reused: hit = 0.25 * 100 / 200 = 0.125.
+  const L2Result r = roofcast_hit_rate(grid(1, 2, 1, kRowMajor, 100));
+  EXPECT_DOUBLE_EQ(r.a_hit_rate, 0.25);
+  EXPECT_DOUBLE_EQ(r.b_hit_rate, 0);
+  EXPECT_DOUBLE_EQ(r.hit_rate, 0.125);
+  EXPECT_DOUBLE_EQ(r.wave_footprint_bytes, 200);
+  EXPECT_DOUBLE_EQ(r.cross_wave_retention, 0.5);
+}
+
+TEST(RoofcastModel, InFlightSlabsMustFitForReuseInsideAWave) {
+  // 2 x 2 tiles in one wave; in flight: (2 A slabs + 2 B slabs) * 100 bytes = 400 bytes in a
+  // 200-byte L2: half of the in-wave reuses survive: 0.5 * 2 / 4 per operand.
+  L2Input in = grid(2, 2, 4, kRowMajor, 200, 100, 100);
+  const L2Result r = roofcast_hit_rate(in);
+  EXPECT_DOUBLE_EQ(r.in_flight_bytes, 400);
+  EXPECT_DOUBLE_EQ(r.in_flight_retention, 0.5);
+  EXPECT_DOUBLE_EQ(r.hit_rate, 0.25);
+  in.slabs_in_flight = 2;  // twice the stages, twice the bytes in flight
+  EXPECT_DOUBLE_EQ(roofcast_hit_rate(in).in_flight_retention, 0.25);
+}
+
+TEST(RoofcastModel, GroupedIsRowMajorOrColumnMajorAtTheExtremes) {
+  const L2Input base = grid(24, 40, 132, kRowMajor, 5000, 100, 1);
+  L2Input g = base;
+  g.raster = grouped(1);
+  EXPECT_DOUBLE_EQ(roofcast_hit_rate(base).hit_rate, roofcast_hit_rate(g).hit_rate);
+  L2Input c = base;
+  c.raster = kColumnMajor;
+  g.raster = grouped(24);
+  EXPECT_DOUBLE_EQ(roofcast_hit_rate(c).hit_rate, roofcast_hit_rate(g).hit_rate);
+}
+
+TEST(RoofcastModel, GroupingHelpsWhenTheWaveFootprintExceedsL2) {
+  // H200-like 4096^3 with 128 x 128 tiles, 132 resident blocks, panels of 128 * 4096 * 4
+  // bytes and a 60 MiB L2: row-major's wave touches every B panel (77.8 MB > L2), grouped-8
+  // keeps the wave's footprint small.
+  const double panel = 128.0 * 4096 * 4;
+  L2Input in = grid(32, 32, 132, kRowMajor, 60.0 * 1024 * 1024, panel, 128.0 * 8 * 4);
+  const L2Result row = roofcast_hit_rate(in);
+  in.raster = grouped(8);
+  const L2Result grp = roofcast_hit_rate(in);
+  EXPECT_GT(row.wave_footprint_bytes, 60.0 * 1024 * 1024);
+  EXPECT_LT(grp.wave_footprint_bytes, row.wave_footprint_bytes);
+  EXPECT_GT(grp.hit_rate, row.hit_rate);
+  EXPECT_GT(row.hit_rate, 0.9);                      // most reuse is inside the wave either way
+  EXPECT_LT(grp.hit_rate, 1 - 64.0 / 2048 + 1e-12);  // never above the compulsory bound
+}
+
+TEST(RoofcastModel, ZOrderWithoutRoomForReuseMisses) {
+  // One block at a time and a 1-byte L2: nothing survives between blocks.
+  const L2Result r = roofcast_hit_rate(grid(8, 8, 1, kZOrder, 1));
+  EXPECT_LT(r.hit_rate, 0.01);
+  // With room for everything: only compulsory misses, 1 - 16 / 128.
+  EXPECT_DOUBLE_EQ(roofcast_hit_rate(grid(8, 8, 1, kZOrder, 1e9)).hit_rate, 1 - 16.0 / 128);
+}
+
+TEST(RoofcastModel, NeverAboveTheCompulsoryBound) {
+  for (RasterOrder r : {kRowMajor, kColumnMajor, grouped(3), kZOrder}) {
+    for (std::int64_t w : {1, 5, 64, 1000}) {
+      const L2Result res = roofcast_hit_rate(grid(17, 29, w, r, 1e12));
+      EXPECT_LE(res.hit_rate, 1 - (17.0 + 29.0) / (2 * 17 * 29) + 1e-12);
+      EXPECT_GE(res.hit_rate, 0);
+    }
+  }
+}
+
+TEST(L2Models, NamesAndDispatch) {
+  EXPECT_EQ(to_string(L2Model::kPublished), "published");
+  EXPECT_EQ(to_string(L2Model::kRoofcast), "roofcast");
+  EXPECT_EQ(parse_l2_model("published"), L2Model::kPublished);
+  EXPECT_EQ(parse_l2_model("roofcast"), L2Model::kRoofcast);
+  EXPECT_FALSE(parse_l2_model("lru").has_value());
+  const L2Input in = grid(32, 32, 132, kRowMajor, 1e6);
+  EXPECT_DOUBLE_EQ(l2_hit_rate(in, L2Model::kPublished).hit_rate, published_hit_rate(in).hit_rate);
+  EXPECT_DOUBLE_EQ(l2_hit_rate(in, L2Model::kRoofcast).hit_rate, roofcast_hit_rate(in).hit_rate);
+}
+
+TEST(L2Models, BadInputThrows) {
+  EXPECT_THROW(roofcast_hit_rate(grid(0, 4, 1, kRowMajor, 1)), std::invalid_argument);
+  EXPECT_THROW(published_hit_rate(grid(4, 4, 0, kRowMajor, 1)), std::invalid_argument);
+  EXPECT_THROW(roofcast_hit_rate(grid(4, 4, 1, kRowMajor, 0)), std::invalid_argument);
+  EXPECT_THROW(roofcast_hit_rate(grid(4, 4, 1, grouped(0), 1)), std::invalid_argument);
+}
+
+TEST(KernelSectorHitRate, CWritesHitCReadsMiss) {
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 0), 100.0 / 150);
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 50), 100.0 / 200);
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.9, 0, 0, 0), 0);
+}
+
+}  // namespace
+}  // namespace roofcast

@@ -1,0 +1,480 @@
+// The time model: composition of the terms, the register estimate and cap, latencies, whole
+// predictions at the edges (1x1x1, M = 300 with BM = 256, one wave, one block more, a config
+// that cannot launch), the calibration and its least-squares fit on synthetic data, and that
+// predict() does not allocate.
+#include "roofcast/predict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "roofcast/kernels/registry.hpp"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+// Counts every allocation of this test program (predict() must make none). GCC cannot see
+// that the replaced operator new pairs with this free().
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace roofcast {
+namespace {
+
+using gemm::SmemLayout;
+using gemm::TileConfig;
+
+TileConfig config(int rung, SmemLayout layout, int bm, int bn, int bk, int tm, int tn, int wm,
+                  int wn, int threads, int stages, int vector, int cluster = 1) {
+  return kernels::entry(kernels::Role::kSweep, rung, layout, bm, bn, bk, tm, tn, wm, wn, threads,
+                        stages, vector, cluster)
+      .config;
+}
+
+const TileConfig kRung4 = config(4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1);
+const TileConfig kRung5 = config(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+const TileConfig kRung9 = config(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4);
+
+const GpuSpec& h200() { return embedded_spec("h200-sxm"); }
+
+PredictInput input(const TileConfig& c, gemm::Problem p = {4096, 4096, 4096}) {
+  PredictInput in;
+  in.problem = p;
+  in.config = c;
+  in.shared_memory_bytes = kernels::shared_memory_bytes(c);
+  return in;
+}
+
+// ---- composition -------------------------------------------------------------------------
+
+PredictionTerms hand_terms() {
+  PredictionTerms t;
+  t.full_waves = 2;
+  t.full_wave[TimeTerm::kIssue] = 1;
+  t.full_wave[TimeTerm::kSharedMemory] = 2;
+  t.full_wave[TimeTerm::kLatency] = 3;
+  t.last_wave[TimeTerm::kIssue] = 0.5;
+  t.last_wave[TimeTerm::kDram] = 0.25;
+  return t;
+}
+
+TEST(Compose, MaxPerWaveSummedOverWaves) {
+  const PredictionTerms t = hand_terms();
+  Calibration c;
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5);
+  c.launch_overhead_s = 0.125;
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5 + 0.125);
+  c.issue_scale = 4;  // issue now binds both waves: 2 * 4 + 0.5 * 4
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 8 + 2 + 0.125);
+  c = Calibration{};
+  c.dram_scale = 10;  // the last wave becomes DRAM-bound
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 6 + 2.5);
+}
+
+TEST(Compose, TotalsAndBindingTerm) {
+  const TimeTerms totals = total_terms(hand_terms(), Calibration{});
+  EXPECT_DOUBLE_EQ(totals[TimeTerm::kIssue], 2.5);
+  EXPECT_DOUBLE_EQ(totals[TimeTerm::kSharedMemory], 4);
+  EXPECT_DOUBLE_EQ(totals[TimeTerm::kLatency], 6);
+  EXPECT_DOUBLE_EQ(totals[TimeTerm::kDram], 0.25);
+  EXPECT_EQ(binding_term(totals), TimeTerm::kLatency);
+  EXPECT_EQ(binding_term(TimeTerms{}), TimeTerm::kIssue);  // ties: the first
+  EXPECT_EQ(to_string(TimeTerm::kSharedMemory), "shared_memory");
+  EXPECT_EQ(to_string(TimeTerm::kSpill), "spill");
+  Calibration c;
+  c.l2_scale = 3;
+  EXPECT_DOUBLE_EQ(term_scale(c, TimeTerm::kL2), 3);
+  EXPECT_DOUBLE_EQ(term_scale(c, TimeTerm::kSpill), 1);
+}
+
+// ---- registers ---------------------------------------------------------------------------
+
+TEST(Registers, EstimateParts) {
+  const gemm::Problem p{4096, 4096, 4096};
+  // Rung 4, 8x8: 64 accumulators + 2 * (8 + 8) fragments + 18 addressing = 114.
+  RegisterEstimate r = estimate_registers(kRung4, kernel_anatomy(p, kRung4));
+  EXPECT_EQ(r.accumulators, 64);
+  EXPECT_EQ(r.fragments, 32);
+  EXPECT_EQ(r.staging, 0);
+  EXPECT_EQ(r.addressing, kAddressRegisters);
+  EXPECT_EQ(r.pipeline, 0);
+  EXPECT_EQ(r.total, 114);
+  // Rung 1: one accumulator, one A and one B value.
+  const TileConfig naive = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  r = estimate_registers(naive, kernel_anatomy(p, naive));
+  EXPECT_EQ(r.total, 1 + 2 + kAddressRegisters);
+  // Rung 8, 8x16 over 128 threads: 128 accumulators + 2 * 24 fragments + 16 staged floats
+  // (the next stage, live during the compute) + 18 + 3 pipeline (stage index, 2 offsets).
+  TileConfig r8 = kRung9;
+  r8.rung = 8;
+  r8.stages = 2;
+  r = estimate_registers(r8, kernel_anatomy(p, r8));
+  EXPECT_EQ(r.staging, 16);
+  EXPECT_EQ(r.pipeline, 3);
+  EXPECT_EQ(r.total, 128 + 48 + 16 + 18 + 3);
+  // Rung 9: cp.async stages nothing in registers.
+  r = estimate_registers(kRung9, kernel_anatomy(p, kRung9));
+  EXPECT_EQ(r.staging, 0);
+  EXPECT_EQ(r.total, 128 + 48 + 18 + 4);
+}
+
+TEST(Registers, CapFromLaunchBounds) {
+  const SmLimits& sm = h200().sm;
+  EXPECT_EQ(register_cap(sm, 256, 0), 255);
+  EXPECT_EQ(register_cap(sm, 256, 1), 255);  // 65536 / 256 = 256, the thread limit binds
+  EXPECT_EQ(register_cap(sm, 256, 2), 128);
+  EXPECT_EQ(register_cap(sm, 256, 3), 80);  // 6 warps per sub-partition: 2730 -> 2560 / 32
+  EXPECT_EQ(register_cap(sm, 128, 4), 128);
+  EXPECT_EQ(register_cap(sm, 1024, 2), 32);
+}
+
+TEST(Latencies, AssumedUnlessMeasured) {
+  Latencies l = gpu_latencies(h200());
+  EXPECT_DOUBLE_EQ(l.shared_memory_cycles, kAssumedSharedMemoryLatencyCycles);
+  EXPECT_DOUBLE_EQ(l.l2_cycles, kAssumedL2LatencyCycles);
+  EXPECT_DOUBLE_EQ(l.dram_cycles, kAssumedDramLatencyCycles);
+  EXPECT_FALSE(l.dram_measured);
+  GpuSpec gpu = h200();
+  MeasuredCeilings m;
+  m.dram_latency_cycles = 650;
+  m.l2_latency_cycles = 270;
+  gpu.measured = m;
+  l = gpu_latencies(gpu);
+  EXPECT_DOUBLE_EQ(l.dram_cycles, 650);
+  EXPECT_TRUE(l.dram_measured);
+  EXPECT_DOUBLE_EQ(l.l2_cycles, 270);
+  EXPECT_FALSE(l.shared_memory_measured);
+}
+
+// ---- predictions -------------------------------------------------------------------------
+
+TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
+  const Prediction p = predict(h200(), input(kRung4));
+  ASSERT_TRUE(p.launchable);
+  EXPECT_TRUE(p.registers_estimated);
+  EXPECT_EQ(p.registers_per_thread, 114);
+  EXPECT_EQ(p.occupancy.blocks_per_sm, 2);
+  EXPECT_EQ(p.waves.blocks_per_wave, 264);
+  EXPECT_EQ(p.waves.waves, 4);
+  EXPECT_DOUBLE_EQ(p.waves.tail_efficiency, 1024.0 / 1056);
+  EXPECT_DOUBLE_EQ(p.issue_efficiency, 512.0 / 678);
+  // Full wave: 512 tiles * 678 instructions * ceil(2 * 8 warps / 4 schedulers) + epilogue
+  // (2 * 64 instructions * 4) cycles at 1979.76 MHz. The last wave (232 blocks) also has
+  // 2 blocks on its busiest SM, so all four waves take as long.
+  const double clock = 66.9e12 / (2 * 128 * 132);
+  const double wave = (512.0 * 678 * 4 + 128 * 4) / clock;
+  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kIssue], wave, 1e-15);
+  EXPECT_NEAR(p.totals[TimeTerm::kIssue], 4 * wave, 1e-15);
+  EXPECT_EQ(p.terms.full_waves, 3);
+  // Bank conflicts make the shared-memory path bind: 392 wavefronts per warp per tile
+  // (plus 8 global-load lines), 16 warps, 128 bytes each, at 128 B per clock per SM.
+  EXPECT_EQ(p.binding, TimeTerm::kSharedMemory);
+  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kSharedMemory], 512.0 * 16 * 412 / (1980e6), 1e-12);
+  EXPECT_DOUBLE_EQ(p.time_s, compose_time_s(p.terms, Calibration{}));
+  EXPECT_NEAR(p.tflops, 2.0 * 4096 * 4096 * 4096 / p.time_s / 1e12, 1e-9);
+  EXPECT_LT(p.tflops, p.ceilings.ffma_TFLOPS.value());
+  // The roofline agrees: 0.62 FLOP per shared-memory byte is far below the ridge (2.0).
+  EXPECT_EQ(p.roofline.binding, RooflineLevel::kSharedMemory);
+  EXPECT_NEAR(p.roofline.shared_memory.intensity,
+              2.0 * 4096 * 4096 * 4096 / (1024.0 * 8 * 512 * 412 * 128), 1e-12);
+  EXPECT_GT(p.l2.hit_rate, 0.9);
+  EXPECT_GE(p.dram_bytes, p.traffic.compulsory_dram_bytes);
+}
+
+TEST(Predict, EveryRegistryConfigIsBelowTheFfmaPeak) {
+  for (const kernels::RegistryEntry& e : kernels::kRegistry) {
+    const Prediction p = predict(h200(), input(e.config));
+    ASSERT_TRUE(p.launchable) << kernels::kernel_id(e.config);
+    EXPECT_GT(p.time_s, 0) << kernels::kernel_id(e.config);
+    EXPECT_LE(p.tflops, p.ceilings.ffma_TFLOPS.value()) << kernels::kernel_id(e.config);
+    EXPECT_GT(p.tflops, 1) << kernels::kernel_id(e.config);
+  }
+}
+
+TEST(Predict, OneByOneByOne) {
+  const Prediction p = predict(h200(), input(kRung5, {1, 1, 1}));
+  ASSERT_TRUE(p.launchable);
+  EXPECT_EQ(p.waves.grid_blocks, 1);
+  EXPECT_EQ(p.waves.waves, 1);
+  EXPECT_EQ(p.terms.full_waves, 0);
+  EXPECT_GT(p.time_s, 0);
+  EXPECT_DOUBLE_EQ(p.waste.useful_fraction, 1.0 / (128 * 128));
+  EXPECT_FALSE(p.anatomy.a_vector);          // K = 1: four predicated scalar loads
+  EXPECT_EQ(p.binding, TimeTerm::kLatency);  // one block: nothing hides its latency
+}
+
+TEST(Predict, BoundaryWasteOfM300) {
+  TileConfig big = kRung4;
+  big.bm = 256;
+  big.threads = 512;
+  const Prediction tall = predict(h200(), input(big, {300, 4096, 4096}));
+  const Prediction small = predict(h200(), input(kRung4, {300, 4096, 4096}));
+  ASSERT_TRUE(tall.launchable);
+  EXPECT_DOUBLE_EQ(tall.waste.useful_fraction, 300.0 / 512);
+  EXPECT_DOUBLE_EQ(small.waste.useful_fraction, 300.0 / 384);
+  EXPECT_DOUBLE_EQ(tall.traffic.issued_flops / tall.traffic.flops, 512.0 / 300);
+  EXPECT_EQ(tall.waves.grid_blocks, 64);  // less than one wave
+  EXPECT_EQ(tall.waves.waves, 1);
+}
+
+TEST(Predict, ExactlyOneWaveThenOneBlockMore) {
+  // Rung 4 keeps 2 blocks per SM: 264 blocks per wave. 12 x 22 tiles fill one wave exactly;
+  // 5 x 53 = 265 tiles need a second wave of one block.
+  const Prediction one = predict(h200(), input(kRung4, {12 * 128, 22 * 128, 4096}));
+  const Prediction more = predict(h200(), input(kRung4, {5 * 128, 53 * 128, 4096}));
+  EXPECT_EQ(one.waves.waves, 1);
+  EXPECT_DOUBLE_EQ(one.waves.tail_efficiency, 1);
+  EXPECT_EQ(one.terms.full_waves, 1);
+  EXPECT_EQ(more.waves.waves, 2);
+  EXPECT_EQ(more.waves.last_wave_blocks, 1);
+  EXPECT_GT(more.terms.last_wave[TimeTerm::kLatency], 0);
+  EXPECT_GT(more.time_s, 1.3 * one.time_s);
+  EXPECT_LT(more.tflops, 0.8 * one.tflops);
+}
+
+TEST(Predict, CannotLaunchSaysWhy) {
+  PredictInput in = input(kRung5);
+  in.shared_memory_bytes = 300000;
+  Prediction p = predict(h200(), in);
+  EXPECT_FALSE(p.launchable);
+  EXPECT_EQ(p.occupancy.failure, LaunchFailure::kSharedMemoryExceedsBlockLimit);
+  EXPECT_EQ(p.time_s, 0);
+  in = input(kRung5);
+  in.registers_per_thread = 300;
+  p = predict(h200(), in);
+  EXPECT_FALSE(p.launchable);
+  EXPECT_EQ(p.occupancy.failure, LaunchFailure::kRegistersExceedThreadLimit);
+}
+
+TEST(Predict, BadProblemThrows) {
+  EXPECT_THROW(predict(h200(), input(kRung4, {0, 10, 10})), std::invalid_argument);
+}
+
+TEST(Predict, OneBlockPerSmWithoutPrefetchStallsAtBarriers) {
+  const TileConfig c = config(5, SmemLayout::kPlain, 128, 128, 8, 8, 4, 0, 0, 512, 1, 4);
+  const Prediction p = predict(h200(), input(c));
+  EXPECT_EQ(p.occupancy.blocks_per_sm, 1);
+  EXPECT_TRUE(p.latency.barrier_stalls);
+  EXPECT_GT(p.latency.exposed_fraction, 0);
+  EXPECT_EQ(p.binding, TimeTerm::kLatency);
+  // The same block with double buffering hides the load (rung 9 prefetches 2 stages).
+  const Prediction r9 = predict(h200(), input(kRung9));
+  EXPECT_FALSE(r9.latency.barrier_stalls);
+}
+
+TEST(Predict, GivenRegistersAndLaunchBoundCap) {
+  PredictInput in = input(kRung4);
+  in.registers_per_thread = 128;
+  Prediction p = predict(h200(), in);
+  EXPECT_FALSE(p.registers_estimated);
+  EXPECT_EQ(p.registers_per_thread, 128);
+  EXPECT_EQ(p.occupancy.blocks_per_sm, 2);
+  in.registers_per_thread = 129;  // one more register: one block per SM
+  EXPECT_EQ(predict(h200(), in).occupancy.blocks_per_sm, 1);
+  // A launch bound of 3 blocks caps the estimate at 80 registers: 34 spill.
+  in = input(kRung4);
+  in.min_blocks_per_sm = 3;
+  p = predict(h200(), in);
+  EXPECT_EQ(p.registers_per_thread, 80);
+  EXPECT_EQ(p.spill.spilled_registers, 114 - 80);
+  EXPECT_GT(p.totals[TimeTerm::kSpill], 0);
+}
+
+TEST(Predict, HugeThreadTilesSpill) {
+  const TileConfig c = config(6, SmemLayout::kSwizzled, 256, 256, 8, 16, 16, 0, 0, 256, 1, 4);
+  const Prediction p = predict(h200(), input(c));
+  EXPECT_GT(p.register_estimate.total, 255);
+  EXPECT_EQ(p.registers_per_thread, 255);
+  EXPECT_EQ(p.spill.spilled_registers, p.register_estimate.total - 255);
+  EXPECT_DOUBLE_EQ(p.spill.bytes_per_thread, 4.0 * p.spill.spilled_registers);
+  EXPECT_GT(p.totals[TimeTerm::kSpill], 0);
+}
+
+TEST(Predict, CalibrationScalesTheBindingTerm) {
+  const Prediction base = predict(h200(), input(kRung5));
+  ASSERT_EQ(base.binding, TimeTerm::kIssue);
+  Calibration c;
+  c.issue_scale = 2;
+  c.launch_overhead_s = 3e-6;
+  const Prediction scaled = predict(h200(), input(kRung5), c);
+  EXPECT_NEAR(scaled.time_s, 2 * base.time_s + 3e-6, 1e-15);
+  EXPECT_EQ(scaled.calibration, c);
+  EXPECT_DOUBLE_EQ(scaled.totals[TimeTerm::kIssue], 2 * base.totals[TimeTerm::kIssue]);
+}
+
+TEST(Predict, L2ModelAndRasterOrder) {
+  PredictInput in = input(kRung9);
+  const Prediction roofcast = predict(h200(), in);
+  in.l2_model = L2Model::kPublished;
+  const Prediction published = predict(h200(), in);
+  EXPECT_EQ(roofcast.l2.model, L2Model::kRoofcast);
+  EXPECT_EQ(published.l2.model, L2Model::kPublished);
+  EXPECT_NE(roofcast.l2.hit_rate, published.l2.hit_rate);
+  in = input(kRung9, {8192, 8192, 8192});
+  const Prediction row = predict(h200(), in);
+  in.raster = gemm::RasterOrder{gemm::RasterKind::kGrouped, 8};
+  const Prediction grouped = predict(h200(), in);
+  EXPECT_GT(grouped.l2.hit_rate, row.l2.hit_rate);
+  EXPECT_LT(grouped.dram_bytes, row.dram_bytes);
+}
+
+TEST(Predict, MeasuredL2CeilingAddsAnL2Term) {
+  GpuSpec gpu = h200();
+  EXPECT_EQ(predict(gpu, input(kRung5)).totals[TimeTerm::kL2], 0);
+  MeasuredCeilings m;
+  m.l2_bw_GBps = 10000;
+  gpu.measured = m;
+  const Prediction p = predict(gpu, input(kRung5));
+  // 2 * 32 * 4096^2 * 4 operand bytes + the C write, at 10 TB/s.
+  EXPECT_NEAR(p.totals[TimeTerm::kL2], p.traffic.l2_bytes() / 1e13, 1e-12);
+}
+
+TEST(Predict, DoesNotAllocate) {
+  const GpuSpec& gpu = h200();  // parsed (and allocated) before counting
+  PredictInput in = input(kRung9);
+  in.raster = gemm::RasterOrder{gemm::RasterKind::kZOrder, 1};
+  double sink = 0;
+  const long before = g_allocations.load();
+  for (int i = 0; i < 100; ++i) {
+    in.problem.m = 1000 + 37 * i;
+    sink += predict(gpu, in).time_s;
+  }
+  const long after = g_allocations.load();
+  EXPECT_GT(sink, 0);
+  EXPECT_EQ(after - before, 0) << "predict() allocated";
+}
+
+// ---- fitting -----------------------------------------------------------------------------
+
+Calibration truth() {
+  Calibration c;
+  c.issue_scale = 1.3;
+  c.shared_memory_scale = 1.1;
+  c.latency_scale = 1.6;
+  c.dram_scale = 1.2;
+  c.launch_overhead_s = 4e-6;
+  return c;
+}
+
+/// Samples from real predictions of every registry config at a few sizes, timed by `truth`.
+std::vector<FitSample> samples_from_predictions(const Calibration& truth, double noise) {
+  std::vector<FitSample> samples;
+  int i = 0;
+  for (const kernels::RegistryEntry& e : kernels::kRegistry) {
+    for (gemm::Problem p : {gemm::Problem{1024, 1024, 1024}, gemm::Problem{4096, 4096, 4096},
+                            gemm::Problem{300, 4096, 4096}}) {
+      const Prediction pr = predict(h200(), input(e.config, p));
+      FitSample s;
+      s.name = kernels::kernel_id(e.config) + "@" + std::to_string(p.m);
+      s.terms = pr.terms;
+      s.measured_time_s = compose_time_s(pr.terms, truth) * (1 + noise * std::sin(1.7 * i++));
+      samples.push_back(s);
+    }
+  }
+  return samples;
+}
+
+std::vector<std::string> every_other(const std::vector<FitSample>& samples) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < samples.size(); i += 2) names.push_back(samples[i].name);
+  return names;
+}
+
+TEST(Fit, RecoversKnownParametersFromPredictions) {
+  const std::vector<FitSample> samples = samples_from_predictions(truth(), 0);
+  const FitResult r = fit_calibration(samples, every_other(samples));
+  EXPECT_EQ(r.training_cases + r.held_out_cases, static_cast<int>(samples.size()));
+  EXPECT_LT(r.training_mape_percent, 1e-6);
+  ASSERT_TRUE(r.held_out_mape_percent.has_value());
+  EXPECT_LT(*r.held_out_mape_percent, 1e-6);
+  const Calibration& c = r.calibration;
+  EXPECT_NEAR(c.issue_scale, 1.3, 1e-6);
+  EXPECT_NEAR(c.shared_memory_scale, 1.1, 1e-6);
+  EXPECT_NEAR(c.latency_scale, 1.6, 1e-6);
+  EXPECT_NEAR(c.launch_overhead_s, 4e-6, 1e-10);
+  EXPECT_TRUE(r.fitted[0]);
+  EXPECT_FALSE(r.fitted[3]);  // no L2 ceiling: the L2 term is zero, its scale stays 1
+  EXPECT_DOUBLE_EQ(c.l2_scale, 1);
+}
+
+TEST(Fit, NoisyTimesGiveSmallErrors) {
+  const std::vector<FitSample> samples = samples_from_predictions(truth(), 0.02);
+  const FitResult r = fit_calibration(samples, every_other(samples));
+  EXPECT_LT(r.training_mape_percent, 2.5);
+  EXPECT_LT(*r.held_out_mape_percent, 3.0);
+  EXPECT_NEAR(r.calibration.issue_scale, 1.3, 0.05);
+  EXPECT_NEAR(r.calibration.latency_scale, 1.6, 0.1);
+}
+
+TEST(Fit, RandomTermsAndEveryParameter) {
+  // Terms drawn so that each of the five scaled terms binds some cases.
+  Calibration t = truth();
+  t.l2_scale = 0.8;
+  std::vector<FitSample> samples;
+  unsigned state = 12345;
+  auto next = [&] {
+    state = state * 1103515245u + 12345u;
+    return ((state >> 8) & 0xffff) / 65536.0;
+  };
+  for (int i = 0; i < 80; ++i) {
+    FitSample s;
+    s.name = "case" + std::to_string(i);
+    s.terms.full_waves = 1 + i % 5;
+    for (int term = 0; term < 5; ++term) {
+      s.terms.full_wave.seconds[term] = 1e-4 * (term == i % 5 ? 2 + next() : next());
+      s.terms.last_wave.seconds[term] = i % 3 == 0 ? 0.0 : 5e-5 * next();
+    }
+    s.measured_time_s = compose_time_s(s.terms, t);
+    samples.push_back(s);
+  }
+  const FitResult r = fit_calibration(samples, every_other(samples));
+  EXPECT_LT(r.training_mape_percent, 1e-6);
+  EXPECT_LT(*r.held_out_mape_percent, 1e-6);
+  for (int j = 0; j < 5; ++j) EXPECT_TRUE(r.fitted[j]) << fitted_parameter_name(j);
+  EXPECT_NEAR(r.calibration.l2_scale, 0.8, 1e-6);
+  EXPECT_NEAR(r.calibration.dram_scale, 1.2, 1e-6);
+}
+
+TEST(Fit, AllTrainingHasNoHeldOutError) {
+  const std::vector<FitSample> samples = samples_from_predictions(truth(), 0);
+  std::vector<std::string> all;
+  for (const FitSample& s : samples) all.push_back(s.name);
+  const FitResult r = fit_calibration(samples, all);
+  EXPECT_FALSE(r.held_out_mape_percent.has_value());
+  EXPECT_EQ(r.held_out_cases, 0);
+}
+
+TEST(Fit, BadInputsNameTheProblem) {
+  std::vector<FitSample> samples = samples_from_predictions(truth(), 0);
+  try {
+    fit_calibration(samples, {"no-such-case"});
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("training case 'no-such-case' is not a sample"),
+              std::string::npos);
+  }
+  EXPECT_THROW(fit_calibration(samples, {}), std::invalid_argument);
+  samples.push_back(samples.front());
+  EXPECT_THROW(fit_calibration(samples, {samples.front().name}), std::invalid_argument);
+  samples.pop_back();
+  samples.front().measured_time_s = 0;
+  EXPECT_THROW(fit_calibration(samples, {samples.front().name}), std::invalid_argument);
+  EXPECT_EQ(fitted_parameter_name(0), "issue_scale");
+  EXPECT_EQ(fitted_parameter_name(5), "launch_overhead_s");
+}
+
+}  // namespace
+}  // namespace roofcast

@@ -1,0 +1,330 @@
+// Traffic: the one-warp bank-conflict and L1-line analysis, the host copy of the shared tile
+// layouts, each rung's anatomy (hand-counted from its kernel) and the launch's bytes per level.
+#include "roofcast/traffic.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "roofcast/kernels/registry.hpp"
+
+namespace roofcast {
+namespace {
+
+using gemm::SmemLayout;
+using gemm::TileConfig;
+
+TileConfig config(int rung, SmemLayout layout, int bm, int bn, int bk, int tm, int tn, int wm,
+                  int wn, int threads, int stages, int vector, int cluster = 1) {
+  return kernels::entry(kernels::Role::kSweep, rung, layout, bm, bn, bk, tm, tn, wm, wn, threads,
+                        stages, vector, cluster)
+      .config;
+}
+
+const TileConfig kRung4 = config(4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1);
+const TileConfig kRung5 = config(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+const gemm::Problem k4096{4096, 4096, 4096};
+
+// ---- the warp analysis ------------------------------------------------------------------
+
+TEST(SharedWavefronts, ConsecutiveWordsAreOneWavefront) {
+  std::int64_t w[32];
+  for (int l = 0; l < 32; ++l) w[l] = 100 + l;  // any start: 32 different banks
+  int ideal = 0;
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, &ideal), 1);
+  EXPECT_EQ(ideal, 1);
+}
+
+TEST(SharedWavefronts, StridesConflict) {
+  std::int64_t w[32];
+  int ideal = 0;
+  for (int l = 0; l < 32; ++l) w[l] = 2 * l;  // banks 0, 2, .., 30 twice each
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, &ideal), 2);
+  EXPECT_EQ(ideal, 1);
+  for (int l = 0; l < 32; ++l) w[l] = 32 * l;  // one column: all in bank 0
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, &ideal), 32);
+  EXPECT_EQ(ideal, 1);
+  for (int l = 0; l < 32; ++l) w[l] = 33 * l;  // padded column: 32 banks
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, nullptr), 1);
+}
+
+TEST(SharedWavefronts, SameWordIsABroadcast) {
+  std::int64_t w[32];
+  for (int l = 0; l < 32; ++l) w[l] = 7;
+  int ideal = 0;
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, &ideal), 1);
+  EXPECT_EQ(ideal, 1);
+  for (int l = 0; l < 32; ++l) w[l] = l < 16 ? 0 : 64;  // two words, same bank
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, &ideal), 2);
+}
+
+TEST(SharedWavefronts, Float4) {
+  std::int64_t w[32];
+  int ideal = 0;
+  for (int l = 0; l < 32; ++l) w[l] = 4 * l;  // 512 consecutive bytes: 4 wavefronts
+  EXPECT_EQ(shared_wavefronts(w, 32, 4, 32, &ideal), 4);
+  EXPECT_EQ(ideal, 4);
+  // Rung 5's B fragments: 16 threads at 8-float steps (twice each): float4 units 0, 2, .., 30
+  // use bank groups 0, 2, 4, 6 only, 4 units each.
+  for (int l = 0; l < 32; ++l) w[l] = 8 * (l % 16);
+  EXPECT_EQ(shared_wavefronts(w, 32, 4, 32, &ideal), 4);
+  EXPECT_EQ(ideal, 2);
+  for (int l = 0; l < 32; ++l) w[l] = 0;  // all lanes one float4
+  EXPECT_EQ(shared_wavefronts(w, 32, 4, 32, &ideal), 1);
+  EXPECT_EQ(ideal, 1);
+}
+
+TEST(SharedWavefronts, FarApartRowsTakeTheGeneralPath) {
+  std::int64_t w[32];
+  for (int l = 0; l < 32; ++l) w[l] = 4096 * l;  // 32 rows far apart, all bank 0
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, nullptr), 32);
+  for (int l = 0; l < 32; ++l) w[l] = 4096 * l + l;  // far apart, 32 banks
+  EXPECT_EQ(shared_wavefronts(w, 32, 1, 32, nullptr), 1);
+}
+
+TEST(GlobalWavefronts, LinesAndSectors) {
+  std::int64_t w[32];
+  int ideal = 0;
+  int sectors = 0;
+  for (int l = 0; l < 32; ++l) w[l] = l;  // one aligned 128-byte line
+  EXPECT_EQ(global_wavefronts(w, 32, 1, &ideal, &sectors), 1);
+  EXPECT_EQ(ideal, 1);
+  EXPECT_EQ(sectors, 4);
+  for (int l = 0; l < 32; ++l) w[l] = (l / 8) * 4096 + l % 8;  // 4 rows x 32 bytes
+  EXPECT_EQ(global_wavefronts(w, 32, 1, &ideal, &sectors), 4);
+  EXPECT_EQ(ideal, 1);
+  EXPECT_EQ(sectors, 4);
+  for (int l = 0; l < 32; ++l) w[l] = 0;  // broadcast
+  EXPECT_EQ(global_wavefronts(w, 32, 1, &ideal, &sectors), 1);
+  EXPECT_EQ(sectors, 1);
+  for (int l = 0; l < 32; ++l) w[l] = 4 * l;  // float4 x 32: 512 bytes, 4 lines
+  EXPECT_EQ(global_wavefronts(w, 32, 4, &ideal, &sectors), 4);
+  EXPECT_EQ(ideal, 4);
+  EXPECT_EQ(sectors, 16);
+}
+
+// ---- layouts ----------------------------------------------------------------------------
+
+TEST(SharedTileLayout, PaddedRowsMatchTheKernelRules) {
+  for (int cols = 4; cols <= 512; cols += 4) {
+    EXPECT_EQ(padded_row_floats(cols), kernels::rules::smem_row_floats(SmemLayout::kPadded, cols))
+        << cols;
+  }
+  EXPECT_EQ(padded_row_floats(128), 148);  // 144 float = 36 float4 (even) -> 148
+}
+
+TEST(SharedTileLayout, Offsets) {
+  EXPECT_EQ(shared_tile_offset(SmemLayout::kPlain, 8, 128, 3, 5), 3 * 128 + 5);
+  EXPECT_EQ(shared_tile_offset(SmemLayout::kPadded, 8, 128, 1, 33), 148 + 33 + 4);
+  // Swizzled, 8 rows of 128: row 4, column 0: x = (0 + 1 * 4) % 8 = 4, v ^ x = 4.
+  EXPECT_EQ(shared_tile_offset(SmemLayout::kSwizzled, 8, 128, 4, 0), 4 * 128 + 16);
+  EXPECT_EQ(shared_tile_offset(SmemLayout::kSwizzled, 8, 128, 0, 37), 33);  // v = 9 -> 8
+  // Row 0, column 33: v = 8, x = 1, v ^ x = 9: 36 + 1.
+  EXPECT_EQ(shared_tile_offset(SmemLayout::kSwizzled, 8, 128, 0, 33), 37);
+}
+
+// ---- anatomy per rung -------------------------------------------------------------------
+
+TEST(Anatomy, DerivedThreads) {
+  EXPECT_EQ(derived_threads(config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 0, 1, 1)), 1024);
+  EXPECT_EQ(derived_threads(config(3, SmemLayout::kPlain, 64, 64, 8, 8, 1, 0, 0, 0, 1, 1)), 512);
+  EXPECT_EQ(derived_threads(kRung4), 256);
+  EXPECT_EQ(derived_threads(config(7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 0, 1, 4)),
+            128);
+}
+
+TEST(Anatomy, NaiveRung) {
+  const TileConfig c = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const KernelAnatomy a = kernel_anatomy(k4096, c);
+  EXPECT_EQ(a.k_tile, 1);
+  EXPECT_EQ(a.warps, 32);
+  EXPECT_EQ(a.ffma, 1);
+  EXPECT_EQ(a.global_a.wavefronts, 1);  // a warp shares its A element
+  EXPECT_EQ(a.global_a.sectors, 1);
+  EXPECT_EQ(a.global_b.wavefronts, 1);  // 32 consecutive B elements
+  EXPECT_EQ(a.global_b.sectors, 4);
+  EXPECT_EQ(a.shared_wavefronts(), 0);
+  EXPECT_DOUBLE_EQ(a.instructions(), 1 + 2 + 2);
+  EXPECT_DOUBLE_EQ(a.ffma_per_loaded_value(), 0.5);
+}
+
+TEST(Anatomy, SharedTilingRung) {
+  const TileConfig c = config(2, SmemLayout::kPlain, 32, 32, 32, 1, 1, 0, 0, 1024, 1, 1);
+  const KernelAnatomy a = kernel_anatomy(k4096, c);
+  EXPECT_EQ(a.k_tile, 32);
+  EXPECT_DOUBLE_EQ(a.ffma, 32);
+  EXPECT_DOUBLE_EQ(a.load_a.instructions, 32);
+  EXPECT_EQ(a.load_a.wavefronts, 1);  // as[ty * 32 + k]: one row per warp, broadcast
+  EXPECT_EQ(a.load_b.wavefronts, 1);  // bs[k * 32 + tx]: consecutive
+  EXPECT_DOUBLE_EQ(a.barriers, 2);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 1 + 1 + 32 + 32);
+}
+
+TEST(Anatomy, TwoDimensionalThreadTilingConflicts) {
+  // Hand count for 128x128x8, TM = TN = 8, 256 threads (16 threads per tile row):
+  const KernelAnatomy a = kernel_anatomy(k4096, kRung4);
+  EXPECT_DOUBLE_EQ(a.ffma, 512);
+  // A tile 128 x 8 over 256 threads: 4 loads each; a warp covers 4 rows of 8 floats (32 B)
+  // of A: 4 lines for 128 bytes.
+  EXPECT_DOUBLE_EQ(a.global_a.instructions, 4);
+  EXPECT_EQ(a.global_a.wavefronts, 4);
+  EXPECT_EQ(a.global_a.wavefronts_ideal, 1);
+  EXPECT_DOUBLE_EQ(a.global_b.instructions, 4);
+  EXPECT_EQ(a.global_b.wavefronts, 1);
+  // A fragment: a warp holds 2 thread rows whose A rows lie TM * BK = 64 floats apart: same
+  // bank, 2-way. B fragment: 16 threads at TN = 8 floats: banks 0, 8, 16, 24, four each.
+  EXPECT_DOUBLE_EQ(a.load_a.instructions, 64);
+  EXPECT_EQ(a.load_a.wavefronts, 2);
+  EXPECT_DOUBLE_EQ(a.load_a.replay_factor(), 2);
+  EXPECT_EQ(a.load_b.wavefronts, 4);
+  EXPECT_DOUBLE_EQ(a.load_b.replay_factor(), 4);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 8 + 64 * 2 + 64 * 4);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts_ideal(), 8 + 64 + 64);
+  // 512 FFMA + 8 LDG + 8 STS + 128 LDS + 2 BAR + (2 * 8 + 4) integer.
+  EXPECT_DOUBLE_EQ(a.instructions(), 512 + 8 + 8 + 128 + 2 + 20);
+  EXPECT_DOUBLE_EQ(a.ffma_per_loaded_value(), 4);  // 64 / (8 + 8)
+}
+
+TEST(Anatomy, VectorizedRungConflictsAndTheirFixes) {
+  const KernelAnatomy plain = kernel_anatomy(k4096, kRung5);
+  EXPECT_DOUBLE_EQ(plain.store_a.instructions, 4);  // one float4 of A, four scalar stores
+  EXPECT_EQ(plain.store_a.wavefronts, 2);           // rows k and k + 4 lie 4 * 128 apart
+  EXPECT_EQ(plain.store_b.wavefronts, 4);           // 512 consecutive bytes
+  EXPECT_DOUBLE_EQ(plain.store_b.replay_factor(), 1);
+  EXPECT_EQ(plain.load_a.wavefronts, 1);              // 2 float4s, broadcast
+  EXPECT_DOUBLE_EQ(plain.load_b.replay_factor(), 2);  // bank groups 0, 2, 4, 6 only
+  EXPECT_DOUBLE_EQ(plain.load_a.instructions, 2 * 8);
+  EXPECT_TRUE(plain.a_vector);
+  EXPECT_EQ(plain.global_a.wavefronts, 16);  // 16 rows x 32 bytes
+  EXPECT_EQ(plain.global_a.wavefronts_ideal, 4);
+  for (SmemLayout layout : {SmemLayout::kPadded, SmemLayout::kSwizzled}) {
+    TileConfig c = kRung5;
+    c.rung = 6;
+    c.layout = layout;
+    const KernelAnatomy fixed = kernel_anatomy(k4096, c);
+    EXPECT_DOUBLE_EQ(fixed.store_a.replay_factor(), 1) << gemm::to_string(layout);
+    EXPECT_DOUBLE_EQ(fixed.load_b.replay_factor(), 1) << gemm::to_string(layout);
+    EXPECT_DOUBLE_EQ(fixed.shared_wavefronts(), fixed.shared_wavefronts_ideal());
+  }
+}
+
+TEST(Anatomy, UnalignedRowsFallBackToScalarLoads) {
+  const KernelAnatomy a = kernel_anatomy({4096, 4097, 4095}, kRung5);
+  EXPECT_FALSE(a.a_vector);
+  EXPECT_FALSE(a.b_vector);
+  EXPECT_DOUBLE_EQ(a.global_a.instructions, 4);  // four scalars for the one float4
+  EXPECT_EQ(a.global_a.vector_floats, 1);
+}
+
+TEST(Anatomy, WarpTiledRungsPipelines) {
+  TileConfig c = config(7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 1, 4);
+  const KernelAnatomy r7 = kernel_anatomy(k4096, c);
+  EXPECT_EQ(r7.outputs_per_thread, 128);
+  EXPECT_EQ(r7.prefetch_tiles, 0);
+  EXPECT_DOUBLE_EQ(r7.barriers, 2);
+  EXPECT_DOUBLE_EQ(r7.shared_wavefronts(), r7.shared_wavefronts_ideal());  // conflict-free
+  EXPECT_EQ(r7.staging_registers, 4 * (2 + 2));  // 256 float4 of A and of B over 128 threads
+  c.rung = 8;
+  c.stages = 2;
+  const KernelAnatomy r8 = kernel_anatomy(k4096, c);
+  EXPECT_EQ(r8.prefetch_tiles, 1);
+  EXPECT_TRUE(r8.fragment_double_buffer);
+  EXPECT_DOUBLE_EQ(r8.barriers, 1);
+  c.rung = 9;
+  c.stages = 3;
+  const KernelAnatomy r9 = kernel_anatomy(k4096, c);
+  EXPECT_EQ(r9.prefetch_tiles, 2);
+  EXPECT_TRUE(r9.async_copy);
+  EXPECT_EQ(r9.staging_registers, 0);
+  EXPECT_DOUBLE_EQ(r9.global_a.instructions, 8);  // 4-byte copies: 1024 floats / 128 threads
+  EXPECT_EQ(r9.global_a.wavefronts, 4);           // 4 rows x 32 bytes
+  EXPECT_EQ(r9.store_a.wavefronts, 1);            // banks (row + 4 * column) all different
+  // The copies' instructions are the global ones; the stores only count wavefronts.
+  EXPECT_DOUBLE_EQ(r9.instructions(), r9.ffma + r9.global_a.instructions +
+                                          r9.global_b.instructions + r9.load_a.instructions +
+                                          r9.load_b.instructions + r9.barriers +
+                                          r9.integer_overhead);
+  c.rung = 10;
+  c.cluster = 2;
+  const KernelAnatomy r10 = kernel_anatomy(k4096, c);
+  EXPECT_TRUE(r10.b_bulk_copy);
+  EXPECT_DOUBLE_EQ(r10.global_b.instructions, 0);
+  EXPECT_DOUBLE_EQ(r10.store_b.wavefronts_per_tile() * r10.warps, 8.0 * 128 * 4 / 128);
+}
+
+TEST(Anatomy, BadConfigsThrow) {
+  EXPECT_THROW(kernel_anatomy(k4096, config(0, SmemLayout::kPlain, 1, 1, 1, 1, 1, 0, 0, 32, 1, 1)),
+               std::invalid_argument);
+  EXPECT_THROW(
+      kernel_anatomy(k4096, config(4, SmemLayout::kPlain, 128, 128, 0, 8, 8, 0, 0, 256, 1, 1)),
+      std::invalid_argument);
+}
+
+// ---- traffic of the launch --------------------------------------------------------------
+
+TEST(Traffic, Square4096) {
+  const KernelAnatomy a = kernel_anatomy(k4096, kRung4);
+  const Traffic t = compute_traffic(k4096, kRung4, a, compute_tile_waste(k4096, kRung4), false);
+  const double n = 4096;
+  EXPECT_DOUBLE_EQ(t.flops, 2 * n * n * n);
+  EXPECT_DOUBLE_EQ(t.issued_flops, t.flops);
+  EXPECT_DOUBLE_EQ(t.a_l2_bytes, 32 * n * n * 4);  // every tile column reads all of A
+  EXPECT_DOUBLE_EQ(t.b_l2_bytes, 32 * n * n * 4);
+  EXPECT_DOUBLE_EQ(t.c_write_bytes, n * n * 4);
+  EXPECT_DOUBLE_EQ(t.c_read_bytes, 0);
+  EXPECT_DOUBLE_EQ(t.compulsory_dram_bytes, 3 * n * n * 4);
+  // 1024 blocks x 8 warps x 512 K tiles x 392 wavefronts.
+  EXPECT_DOUBLE_EQ(t.shared_wavefronts, 1024.0 * 8 * 512 * 392);
+  EXPECT_DOUBLE_EQ(t.ffma_warp_instructions * 32 * 2, t.issued_flops);
+  EXPECT_DOUBLE_EQ(t.l1_hit_rate(), 0);  // tiles are loaded once per block
+  EXPECT_DOUBLE_EQ(dram_bytes(t, k4096, 1.0), t.compulsory_dram_bytes);
+  EXPECT_DOUBLE_EQ(dram_bytes(t, k4096, 0.0), t.operand_l2_bytes() + t.c_write_bytes);
+  EXPECT_DOUBLE_EQ(dram_bytes(t, k4096, 0.5), 0.5 * t.operand_l2_bytes() + t.c_write_bytes);
+}
+
+TEST(Traffic, EdgeTilesIssueInFullButMoveOnlyUsefulBytes) {
+  const gemm::Problem p{300, 4096, 4096};
+  TileConfig c = kRung4;
+  c.bm = 256;
+  c.threads = 512;
+  const TileWaste w = compute_tile_waste(p, c);
+  const Traffic t = compute_traffic(p, c, kernel_anatomy(p, c), w, true);
+  EXPECT_DOUBLE_EQ(t.issued_flops, 2.0 * 512 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(t.flops, 2.0 * 300 * 4096 * 4096);
+  EXPECT_DOUBLE_EQ(t.a_l2_bytes, 32.0 * 300 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(t.b_l2_bytes, 2.0 * 4096 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(t.c_read_bytes, 300.0 * 4096 * 4);
+}
+
+TEST(Traffic, OneByOneByOne) {
+  const gemm::Problem p{1, 1, 1};
+  const Traffic t =
+      compute_traffic(p, kRung4, kernel_anatomy(p, kRung4), compute_tile_waste(p, kRung4), false);
+  EXPECT_DOUBLE_EQ(t.flops, 2);
+  EXPECT_DOUBLE_EQ(t.issued_flops, 2.0 * 128 * 128 * 8);
+  EXPECT_DOUBLE_EQ(t.a_l2_bytes, 4);
+  EXPECT_DOUBLE_EQ(t.b_l2_bytes, 4);
+  EXPECT_DOUBLE_EQ(dram_bytes(t, p, 0.0), 12);
+}
+
+TEST(Traffic, NaiveReusesInL1) {
+  const TileConfig c = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const Traffic t =
+      compute_traffic(k4096, c, kernel_anatomy(k4096, c), compute_tile_waste(k4096, c), false);
+  // Requested from L1 per warp per k: one A sector (32 B) and four B sectors (128 B); L2 sees
+  // each block's A rows and B columns once: (32 + 32) * 4 bytes per block per k for 32 warps.
+  EXPECT_DOUBLE_EQ(t.l1_global_bytes, 128.0 * 128 * 32 * 4096 * 160);
+  EXPECT_NEAR(t.l1_hit_rate(), 1 - 256.0 / (32 * 160), 1e-12);
+}
+
+TEST(Traffic, ClusterMulticastDividesBBytes) {
+  TileConfig c = config(10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 2);
+  const Traffic t =
+      compute_traffic(k4096, c, kernel_anatomy(k4096, c), compute_tile_waste(k4096, c), false);
+  EXPECT_DOUBLE_EQ(t.b_l2_bytes, 32.0 * 4096 * 4096 * 4 / 2);
+  EXPECT_DOUBLE_EQ(t.a_l2_bytes, 32.0 * 4096 * 4096 * 4);
+}
+
+}  // namespace
+}  // namespace roofcast
