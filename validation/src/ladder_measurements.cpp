@@ -641,7 +641,7 @@ std::string to_json_text(const LadderMeasurement& m) {
     json raw = json::object();
     for (const auto& [name, bench] : m.microbenchmarks->raw) {
       json entry = {{"method", bench.method}};
-      for (const auto& [key, value] : bench.values) entry[key] = number(value);
+      for (const auto& [key, value] : bench.values) entry[key] = number(value, 12);
       raw[name] = entry;
     }
     out << " \"microbenchmarks\": {\n  \"measured\": "

@@ -33,12 +33,22 @@ constexpr int kFfmaUnroll = 16;  // FFMAs per chain per loop iteration
 
 /// Each thread runs kFfmaChains independent chains x = x * a + b. With a, b only known at run
 /// time the compiler cannot fold them; the final test keeps the work alive.
+/// %globaltimer, nanoseconds.
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+
+/// Block 0's thread 0 records (clock64, globaltimer) at its start and end: their ratio is the SM
+/// clock whatever part of the work the compiler schedules between the two reads.
 __global__ void __launch_bounds__(kFfmaThreads)
-    ffma_kernel(int iterations, float a, float b, float* sink, long long* cycles) {
+    ffma_kernel(int iterations, float a, float b, float* sink, long long* clocks) {
   float x[kFfmaChains];
 #pragma unroll
   for (int i = 0; i < kFfmaChains; ++i) x[i] = threadIdx.x * 1e-3f + i;
   const long long start = clock64();
+  const unsigned long long start_ns = global_timer_ns();
   for (int it = 0; it < iterations; ++it) {
 #pragma unroll
     for (int u = 0; u < kFfmaUnroll; ++u) {
@@ -47,11 +57,15 @@ __global__ void __launch_bounds__(kFfmaThreads)
     }
   }
   const long long stop = clock64();
+  const unsigned long long stop_ns = global_timer_ns();
   float sum = 0;
 #pragma unroll
   for (int i = 0; i < kFfmaChains; ++i) sum += x[i];
   if (sum == -1.0f) sink[blockIdx.x] = sum;
-  if (blockIdx.x == 0 && threadIdx.x == 0) *cycles = stop - start;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    clocks[0] = stop - start;
+    clocks[1] = static_cast<long long>(stop_ns - start_ns);
+  }
 }
 
 __device__ __forceinline__ void accumulate(float4& acc, const float4& v) {
@@ -66,10 +80,12 @@ __device__ __forceinline__ void keep(const float4& acc, float* sink) {
 }
 
 constexpr int kStreamUnroll = 4;
+constexpr int kStreamThreads = 512;
+constexpr int kStreamBlocksPerSm = 4;  // 2048 threads per SM: registers capped at 32
 
 /// dst = src, float4 at a time, grid-stride with kStreamUnroll loads in flight per thread.
-__global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst,
-                            std::int64_t n) {
+__global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm)
+    copy_kernel(const float4* __restrict__ src, float4* __restrict__ dst, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t base = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        base < n; base += kStreamUnroll * stride) {
@@ -89,8 +105,8 @@ __global__ void copy_kernel(const float4* __restrict__ src, float4* __restrict__
 
 /// Sums n float4; `l2_only` loads with ld.global.cg (cached in L2, not L1). `passes` times.
 template <bool kL2Only>
-__global__ void read_kernel(const float4* __restrict__ src, std::int64_t n, int passes,
-                            float* sink) {
+__global__ void __launch_bounds__(kStreamThreads, kStreamBlocksPerSm)
+    read_kernel(const float4* __restrict__ src, std::int64_t n, int passes, float* sink) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   float4 acc = make_float4(0, 0, 0, 0);
   for (int pass = 0; pass < passes; ++pass) {
@@ -115,7 +131,8 @@ constexpr int kSmemLoadsPerIteration = 8;
 
 __device__ __forceinline__ float4 load_shared_v4(unsigned address) {
   float4 v;
-  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+  // .volatile: ptxas must not merge or hoist the loads (the addresses repeat every iteration).
+  asm volatile("ld.volatile.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
                : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
                : "r"(address));
   return v;
@@ -290,26 +307,27 @@ MicrobenchResult ffma(const Device& d) {
   const int blocks = one_wave(ffma_kernel, kFfmaThreads, d);
   const int iterations = 20000;
   DeviceBuffer<float> sink(static_cast<std::size_t>(blocks));
-  DeviceBuffer<long long> cycles(1);
+  DeviceBuffer<long long> clocks(2);
   const std::vector<double> times = time_runs(
       [&] {
-        ffma_kernel<<<blocks, kFfmaThreads>>>(iterations, 0.999f, 0.001f, sink.data, cycles.data);
+        ffma_kernel<<<blocks, kFfmaThreads>>>(iterations, 0.999f, 0.001f, sink.data, clocks.data);
       },
       7);
-  long long block_cycles = 0;
-  check(cudaMemcpy(&block_cycles, cycles.data, sizeof block_cycles, cudaMemcpyDeviceToHost),
-        "cycles");
+  long long block_clocks[2] = {0, 0};  // cycles, nanoseconds of the last run
+  check(cudaMemcpy(block_clocks, clocks.data, sizeof block_clocks, cudaMemcpyDeviceToHost),
+        "clocks");
   const double flops = 2.0 * kFfmaChains * kFfmaUnroll * static_cast<double>(iterations) *
                        static_cast<double>(blocks) * kFfmaThreads;
   const double median_ms = median_of(times);
   const double best_ms = *std::min_element(times.begin(), times.end());
-  const double clock_MHz = static_cast<double>(block_cycles) / (median_ms * 1e3);
+  const double clock_MHz =
+      block_clocks[1] > 0 ? static_cast<double>(block_clocks[0]) / block_clocks[1] * 1e3 : 0;
   MicrobenchResult r;
   r.name = "ffma";
   r.method =
       "every SM full of 256-thread blocks, 8 independent FFMA chains per thread; FLOPs = 2 per "
       "FFMA over the median of 7 event-timed runs; the clock is block 0's clock64 cycles over "
-      "that time";
+      "its %globaltimer nanoseconds";
   const double tflops = flops / (median_ms * 1e-3) / 1e12;
   r.values = {{"TFLOPS", tflops},
               {"best_TFLOPS", flops / (best_ms * 1e-3) / 1e12},
@@ -328,18 +346,18 @@ void dram(const Device& d, MicrobenchResult& copy, MicrobenchResult& read) {
   DeviceBuffer<float> sink(1);
   fill_kernel<<<d.sm_count * 8, 256>>>(reinterpret_cast<float*>(src.data), n * 4);
   check(cudaGetLastError(), "fill");
-  const int copy_blocks = one_wave(copy_kernel, 512, d);
+  const int copy_blocks = one_wave(copy_kernel, kStreamThreads, d);
   const std::vector<double> copy_times =
-      time_runs([&] { copy_kernel<<<copy_blocks, 512>>>(src.data, dst.data, n); }, 10);
+      time_runs([&] { copy_kernel<<<copy_blocks, kStreamThreads>>>(src.data, dst.data, n); }, 10);
   copy.name = "dram_copy";
   copy.method =
       "copy of a 2 GiB buffer into another (float4, grid-stride, 4 loads in flight per thread); "
       "bytes read + bytes written over the median of 10 event-timed runs";
   add_bandwidth(copy, 2.0 * static_cast<double>(buffer_bytes), copy_times);
   copy.values.push_back({"blocks", static_cast<double>(copy_blocks)});
-  const int read_blocks = one_wave(read_kernel<false>, 512, d);
-  const std::vector<double> read_times =
-      time_runs([&] { read_kernel<false><<<read_blocks, 512>>>(src.data, n, 1, sink.data); }, 10);
+  const int read_blocks = one_wave(read_kernel<false>, kStreamThreads, d);
+  const std::vector<double> read_times = time_runs(
+      [&] { read_kernel<false><<<read_blocks, kStreamThreads>>>(src.data, n, 1, sink.data); }, 10);
   read.name = "dram_read";
   read.method =
       "sum of a 2 GiB buffer (float4, grid-stride, 4 loads in flight per thread); bytes read "
@@ -358,9 +376,9 @@ MicrobenchResult l2_read(const Device& d) {
   DeviceBuffer<float> sink(1);
   fill_kernel<<<d.sm_count * 8, 256>>>(reinterpret_cast<float*>(buffer.data), n * 4);
   check(cudaGetLastError(), "fill");
-  const int blocks = one_wave(read_kernel<true>, 512, d);
-  const std::vector<double> times =
-      time_runs([&] { read_kernel<true><<<blocks, 512>>>(buffer.data, n, passes, sink.data); }, 7);
+  const int blocks = one_wave(read_kernel<true>, kStreamThreads, d);
+  const std::vector<double> times = time_runs(
+      [&] { read_kernel<true><<<blocks, kStreamThreads>>>(buffer.data, n, passes, sink.data); }, 7);
   MicrobenchResult r;
   r.name = "l2_read";
   r.method =
@@ -381,7 +399,7 @@ MicrobenchResult shared_read(const Device& d) {
   MicrobenchResult r;
   r.name = "shared_memory_read";
   r.method =
-      "LDS.128 loop (inline PTX ld.shared.v4.f32, each warp 32 consecutive float4: "
+      "LDS.128 loop (inline PTX ld.volatile.shared.v4.f32, each warp 32 consecutive float4: "
       "conflict-free), 8 loads per iteration, all SMs full; bytes loaded over the median of 7 "
       "event-timed runs";
   const double bytes =

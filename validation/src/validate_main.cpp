@@ -12,6 +12,7 @@
 
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -205,7 +206,9 @@ Microbenchmarks microbenchmarks_of(const MicrobenchResults& results, const std::
   for (const MicrobenchResult& r : results.raw) {
     RawMicrobenchmark raw;
     raw.method = r.method;
-    for (const auto& [key, value] : r.values) raw.values[key] = value;
+    for (const auto& [key, value] : r.values) {
+      if (std::isfinite(value)) raw.values[key] = value;  // JSON has no NaN or infinity
+    }
     m.raw[r.name] = raw;
   }
   return m;
