@@ -469,9 +469,10 @@ MicrobenchResult dram_latency(const Device& d) {
   MicrobenchResult r;
   r.name = "dram_latency";
   r.method =
-      "one thread chases a random cycle over the 256-byte lines of a buffer twice the L2, after "
-      "writing 4x the L2 elsewhere: every load is a line's first touch, an L2 miss (2 MiB pages, "
-      "so TLB misses are included when the page walk is not cached); clock64 cycles per load";
+      "one thread chases a random cycle over the 256-byte lines of a buffer of max(128 MiB, "
+      "2 x L2), after writing 4x the L2 elsewhere: every load is a line's first touch, an L2 "
+      "miss (2 MiB pages, so TLB misses are included when the page walk is not cached); clock64 "
+      "cycles per load";
   r.values = {{"cycles", cycles},
               {"buffer_bytes", static_cast<double>(buffer_bytes)},
               {"buffer_MiB", static_cast<double>(buffer_bytes) / kMiB},

@@ -81,7 +81,8 @@ struct CaseRun {
 };
 
 /// The number of input sets of `set_bytes` each whose total exceeds `rotation_min_bytes`:
-/// floor(rotation_min_bytes / set_bytes) + 1, at least 1.
+/// floor(rotation_min_bytes / set_bytes) + 1, at least 1. Host-only: defined in
+/// validate_plan.cpp so the CPU tests cover it.
 int input_sets_for(std::int64_t set_bytes, std::int64_t rotation_min_bytes);
 
 /// Runs cases one after another, keeping the input sets of the current problem allocated.
