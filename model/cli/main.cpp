@@ -4,17 +4,28 @@
 //                      [--dynamic-smem N] [--max-dynamic-smem N] [--carveout PCT]
 //                      [--sweep regs|smem|threads [--svg FILE]] [--json]
 //   roofcast table [--json] [--spec FILE]
+//   roofcast predict (--gpu ID|FILE.json | --spec FILE) --m M --n N --k K --rung R --bm BM --bn BN
+//                    [--bk BK --tm TM --tn TN --wm WM --wn WN --threads T --stages S --vector V
+//                    --layout plain|padded|swizzled --cluster C] [--raster row_major|
+//                    column_major|grouped|z_order [--group G]] [--regs N [--spill-bytes B]]
+//                    [--beta X] [--l2-model roofcast|published] [--json]
+//   roofcast roofline (--gpu ID|FILE.json | --spec FILE) [--json]
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <boost/program_options.hpp>
 
+#include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
+#include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"
 #include "views.hpp"
 
@@ -37,6 +48,8 @@ const char* const kUsage =
     "  gpus        list the GPU spec database\n"
     "  occupancy   resident blocks per SM, the limiting resource and the headroom\n"
     "  table       occupancy of representative SGEMM kernels on every GPU (the main job)\n"
+    "  predict     predicted time and TFLOPS of an SGEMM ladder config, with every term\n"
+    "  roofline    a GPU's roofline ceilings (spec and measured) and ridge points\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
@@ -202,6 +215,239 @@ int run_occupancy(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// The GPU of --gpu (an id or a .json file) or --spec FILE, exactly one of them.
+roofcast::GpuSpec gpu_from(const po::variables_map& vm) {
+  if (vm.count("gpu") == vm.count("spec")) {
+    throw UsageError(vm.count("gpu") ? "give --gpu or --spec, not both"
+                                     : "missing required flag --gpu (or --spec FILE)");
+  }
+  return vm.count("gpu") ? roofcast::find_spec(vm["gpu"].as<std::string>())
+                         : roofcast::load_spec_file(vm["spec"].as<std::string>());
+}
+
+void add_gpu_options(po::options_description& desc) {
+  desc.add_options()("gpu", po::value<std::string>(),
+                     "GPU id (see 'roofcast gpus') or a spec file ending in .json")(
+      "spec", po::value<std::string>(), "a spec file for a GPU not in the database (or --gpu)");
+}
+
+int run_roofline(const std::vector<std::string>& args) {
+  po::options_description desc(
+      "roofcast roofline: a GPU's roofline ceilings per level (spec, measured, in effect) and "
+      "ridge points");
+  add_common(desc);
+  add_gpu_options(desc);
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const auto report = roofcast::views::make_roofline_report(gpu_from(vm));
+  if (vm.count("json")) {
+    std::cout << roofcast::views::roofline_json(report).dump(2) << "\n";
+  } else {
+    std::cout << roofcast::views::roofline_text(report);
+  }
+  return 0;
+}
+
+std::int64_t checked64(const po::variables_map& vm, const char* flag, std::int64_t minimum,
+                       std::int64_t maximum) {
+  const long long value = vm[flag].as<long long>();
+  if (value < minimum || value > maximum) {
+    throw UsageError("--" + std::string(flag) + " must be within " + std::to_string(minimum) +
+                     ".." + std::to_string(maximum) + ", got " + std::to_string(value));
+  }
+  return value;
+}
+
+/// --flag's value when given, else `fallback`.
+int flag_or(const po::variables_map& vm, const char* flag, int minimum, int maximum, int fallback) {
+  return vm.count(flag) ? checked(vm, flag, minimum, maximum) : fallback;
+}
+
+/// A warp tile for a rung 7-10 config without --wm/--wn: the warp's 32 threads as 4 x 8
+/// thread tiles (WM = 4 TM, WN = 8 TN), else 8 x 4, 2 x 16, 16 x 2, 1 x 32, 32 x 1, the first
+/// that divides the block tile; 0 x 0 when none does (the tile rules then say why).
+std::pair<int, int> derived_warp_tile(const roofcast::gemm::TileConfig& c) {
+  static constexpr std::pair<int, int> kShapes[] = {{4, 8},  {8, 4},  {2, 16},
+                                                    {16, 2}, {1, 32}, {32, 1}};
+  for (const auto& [rows, cols] : kShapes) {
+    const int wm = rows * c.tm;
+    const int wn = cols * c.tn;
+    if (wm >= 1 && wn >= 1 && c.bm % wm == 0 && c.bn % wn == 0) return {wm, wn};
+  }
+  return {0, 0};
+}
+
+/// The launch bound's minimum blocks per SM the ladder kernel of this config declares
+/// (rules_rungs_*.hpp); 0 for rungs without one.
+int ladder_min_blocks_per_sm(const roofcast::gemm::TileConfig& c) {
+  namespace rules = roofcast::kernels::rules;
+  if (c.rung >= 4 && c.rung <= 6) {
+    return rules::tiling_min_blocks_per_sm(c.bm, c.bn, c.bk, c.tm, c.tn, c.threads);
+  }
+  if (c.rung >= 7) return rules::min_blocks_per_sm_rungs_7_10(c);
+  return 0;
+}
+
+int run_predict(const std::vector<std::string>& args) {
+  namespace gemm = roofcast::gemm;
+  po::options_description desc(
+      "roofcast predict: predicted time and TFLOPS of an SGEMM ladder config on a GPU, the "
+      "binding term and every term, occupancy, waves, L2 hit rate, traffic and roofline");
+  add_common(desc);
+  add_gpu_options(desc);
+  // clang-format off
+  desc.add_options()
+      ("m", po::value<long long>(), "rows of A and C (required)")
+      ("n", po::value<long long>(), "columns of B and C (required)")
+      ("k", po::value<long long>(), "columns of A, rows of B (required)")
+      ("rung", po::value<int>(), "ladder rung 1..10 (required)")
+      ("bm", po::value<int>(), "block tile rows (required)")
+      ("bn", po::value<int>(), "block tile columns (required)")
+      ("bk", po::value<int>(), "K depth of a shared tile (required for rungs 2-10)")
+      ("tm", po::value<int>(), "thread tile rows (required for rungs 3-10; rungs 1-2: 1)")
+      ("tn", po::value<int>(), "thread tile columns (required for rungs 4-10; rungs 1-3: 1)")
+      ("wm", po::value<int>(), "warp tile rows (rungs 7-10; default: 4 x 8 threads of TM x TN)")
+      ("wn", po::value<int>(), "warp tile columns (rungs 7-10)")
+      ("threads", po::value<int>(), "threads per block (default: derived from the tile)")
+      ("stages", po::value<int>(), "shared stages (default: 2 for rung 8, 3 for rungs 9-10, "
+       "else 1)")
+      ("vector", po::value<int>(), "floats per load (default: 4 for rungs 5-10, else 1)")
+      ("layout", po::value<std::string>(), "shared layout plain|padded|swizzled (default: "
+       "plain for rungs 1-5, padded for 6-10)")
+      ("cluster", po::value<int>(), "blocks per cluster (rung 10; default 1)")
+      ("raster", po::value<std::string>()->default_value("row_major"),
+       "block order row_major|column_major|grouped|z_order")
+      ("group", po::value<int>(), "tile rows per group, with --raster grouped")
+      ("regs", po::value<int>(), "registers per thread as ptxas reports (default: estimated)")
+      ("spill-bytes", po::value<int>(), "with --regs: spill bytes per thread as ptxas reports")
+      ("beta", po::value<double>()->default_value(0.0), "beta of C = alpha A B + beta C "
+       "(non-zero reads C)")
+      ("l2-model", po::value<std::string>()->default_value("roofcast"),
+       "L2 hit-rate model: roofcast|published");
+  // clang-format on
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const roofcast::GpuSpec gpu = gpu_from(vm);
+  for (const char* required : {"m", "n", "k", "rung", "bm", "bn"}) {
+    if (!vm.count(required)) throw UsageError("missing required flag --" + std::string(required));
+  }
+  constexpr std::int64_t kMaxExtent = (std::int64_t{1} << 31) - 1;  // kernels index with int
+  roofcast::PredictInput in;
+  in.problem = {checked64(vm, "m", 1, kMaxExtent), checked64(vm, "n", 1, kMaxExtent),
+                checked64(vm, "k", 1, kMaxExtent)};
+  gemm::TileConfig& c = in.config;
+  c.rung = checked(vm, "rung", 1, gemm::kRungCount);
+  c.bm = checked(vm, "bm", 1, 4096);
+  c.bn = checked(vm, "bn", 1, 4096);
+  if (c.rung >= 2 && !vm.count("bk")) {
+    throw UsageError("missing required flag --bk (rung " + std::to_string(c.rung) + ")");
+  }
+  if (c.rung >= 3 && !vm.count("tm")) {
+    throw UsageError("missing required flag --tm (rung " + std::to_string(c.rung) + ")");
+  }
+  if (c.rung >= 4 && !vm.count("tn")) {
+    throw UsageError("missing required flag --tn (rung " + std::to_string(c.rung) + ")");
+  }
+  c.bk = flag_or(vm, "bk", 0, 1024, 0);
+  c.tm = flag_or(vm, "tm", 1, 64, 1);
+  c.tn = flag_or(vm, "tn", 1, 64, 1);
+  c.stages = flag_or(vm, "stages", 1, 16, c.rung == 8 ? 2 : (c.rung >= 9 ? 3 : 1));
+  c.vector_width = flag_or(vm, "vector", 1, 4, c.rung >= 5 ? 4 : 1);
+  c.cluster = flag_or(vm, "cluster", 1, 16, 1);
+  c.layout = c.rung <= 5 ? gemm::SmemLayout::kPlain : gemm::SmemLayout::kPadded;
+  if (vm.count("layout")) {
+    const auto layout = gemm::parse_smem_layout(vm["layout"].as<std::string>());
+    if (!layout) {
+      throw UsageError("--layout must be one of plain, padded, swizzled; got '" +
+                       vm["layout"].as<std::string>() + "'");
+    }
+    c.layout = *layout;
+  }
+  roofcast::views::PredictReport report;
+  if (c.rung >= 7 && (vm.count("wm") || vm.count("wn"))) {
+    if (!vm.count("wm") || !vm.count("wn")) throw UsageError("give both --wm and --wn");
+    c.wm = checked(vm, "wm", 1, 4096);
+    c.wn = checked(vm, "wn", 1, 4096);
+  } else if (c.rung >= 7) {
+    std::tie(c.wm, c.wn) = derived_warp_tile(c);
+    report.notes.push_back("warp tile " + std::to_string(c.wm) + " x " + std::to_string(c.wn) +
+                           " derived (no --wm, --wn)");
+  } else if (vm.count("wm") || vm.count("wn")) {
+    throw UsageError("--wm and --wn are for rungs 7-10 (warp tiling)");
+  }
+  if (vm.count("threads")) {
+    c.threads = checked(vm, "threads", 1, 1 << 20);
+  } else {
+    c.threads = roofcast::derived_threads(c);
+    report.notes.push_back("threads " + std::to_string(c.threads) + " derived from the tile");
+  }
+  if (const char* rule = roofcast::kernels::violated_rule(c)) {
+    throw UsageError("the config breaks a tile rule of rung " + std::to_string(c.rung) + ": " +
+                     rule);
+  }
+
+  const std::string raster_name = vm["raster"].as<std::string>();
+  if (raster_name == "grouped") {
+    if (!vm.count("group")) throw UsageError("--raster grouped needs --group G");
+    in.raster = {gemm::RasterKind::kGrouped, checked(vm, "group", 1, 1 << 20)};
+  } else {
+    const auto raster = gemm::parse_raster_order(raster_name);
+    if (!raster || raster->kind == gemm::RasterKind::kGrouped) {
+      throw UsageError("--raster must be one of row_major, column_major, grouped, z_order; got '" +
+                       raster_name + "'");
+    }
+    if (vm.count("group")) throw UsageError("--group needs --raster grouped");
+    in.raster = *raster;
+  }
+  if (in.raster.kind == gemm::RasterKind::kZOrder) {
+    report.notes.push_back("Z-order is modelled only: the ladder kernels do not launch it");
+  } else if (in.raster.kind != gemm::RasterKind::kRowMajor &&
+             !roofcast::kernels::takes_raster_order(c)) {
+    report.notes.push_back("rungs 1-6 launch row-major only: this is what " +
+                           gemm::to_string(in.raster) + " would give");
+  }
+  const auto l2_model = roofcast::parse_l2_model(vm["l2-model"].as<std::string>());
+  if (!l2_model) {
+    throw UsageError("--l2-model must be one of roofcast, published; got '" +
+                     vm["l2-model"].as<std::string>() + "'");
+  }
+  in.l2_model = *l2_model;
+  if (vm.count("regs")) in.registers_per_thread = checked(vm, "regs", 0, 1 << 16);
+  if (vm.count("spill-bytes")) {
+    if (!vm.count("regs")) throw UsageError("--spill-bytes needs --regs");
+    in.spill_bytes_per_thread = checked(vm, "spill-bytes", 0, 1 << 20);
+  }
+  in.c_is_read = vm["beta"].as<double>() != 0.0;
+  in.shared_memory_bytes = roofcast::kernels::shared_memory_bytes(c);
+  in.min_blocks_per_sm = ladder_min_blocks_per_sm(c);
+  const int needed_cc = roofcast::kernels::minimum_compute_capability(c);
+  if (gpu.compute_capability.major * 10 + gpu.compute_capability.minor < needed_cc) {
+    report.notes.push_back("the ladder kernel needs compute capability " +
+                           std::to_string(needed_cc / 10) + "." + std::to_string(needed_cc % 10) +
+                           ": it does not run on " + gpu.id);
+  }
+
+  report.gpu = gpu;
+  report.input = in;
+  report.kernel_id = roofcast::kernels::kernel_id(c);
+  report.rung_name = std::string(roofcast::kernels::rung_name(c.rung));
+  report.in_registry =
+      roofcast::kernels::find_kernel(report.kernel_id) < roofcast::kernels::kRegistrySize;
+  report.prediction = roofcast::predict(gpu, in);
+  if (vm.count("json")) {
+    std::cout << roofcast::views::predict_json(report).dump(2) << "\n";
+  } else {
+    std::cout << roofcast::views::predict_text(report);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,6 +462,8 @@ int main(int argc, char** argv) {
     if (command == "gpus") return run_gpus(args);
     if (command == "occupancy") return run_occupancy(args);
     if (command == "table") return run_table(args);
+    if (command == "predict") return run_predict(args);
+    if (command == "roofline") return run_roofline(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

@@ -394,4 +394,436 @@ json occupancy_table_json(const OccupancyTable& table) {
   return {{"occupancy_table", rows}};
 }
 
+// ---- predict ---------------------------------------------------------------------------
+
+namespace {
+
+std::string seconds_text(double s) {
+  if (s <= 0) return "0";
+  if (s < 1e-3) return format("%.2f us", s * 1e6);
+  if (s < 1) return format("%.3f ms", s * 1e3);
+  return format("%.3f s", s);
+}
+
+std::string bytes_text(double bytes) {
+  if (bytes >= 1e9) return format("%.2f GB", bytes / 1e9);
+  if (bytes >= 1e6) return format("%.2f MB", bytes / 1e6);
+  if (bytes >= 1e3) return format("%.2f kB", bytes / 1e3);
+  return format("%.0f B", bytes);
+}
+
+std::string ceiling_text(const LevelCeiling& c, const char* unit) {
+  if (!c.known()) return "none";
+  return format("%.6g %s (%s)", c.value(), unit, std::string(to_string(c.source())).c_str());
+}
+
+std::string term_note(const Prediction& p, TimeTerm term) {
+  const KernelAnatomy& a = p.anatomy;
+  switch (term) {
+    case TimeTerm::kIssue:
+      return format("%.0f instructions per warp per K tile, %.1f%% FFMA", a.instructions(),
+                    100.0 * p.issue_efficiency);
+    case TimeTerm::kSharedMemory:
+      return format(
+          "%.0f L1/shared wavefronts per warp per K tile (%.0f shared, %.0f without "
+          "bank conflicts)",
+          a.l1_wavefronts(), a.shared_wavefronts(), a.shared_wavefronts_ideal());
+    case TimeTerm::kLatency:
+      return format("K tile: %.0f cycles per block vs %.0f cycles of issue for the SM",
+                    p.latency.tile_cycle_cycles, p.latency.round_issue_cycles);
+    case TimeTerm::kL2:
+      return p.ceilings.l2_GBps.known()
+                 ? format("%s at %.6g GB/s", bytes_text(p.traffic.l2_bytes()).c_str(),
+                          p.ceilings.l2_GBps.value())
+                 : std::string("no L2 ceiling (not in the spec, not measured)");
+    case TimeTerm::kDram:
+      return format("%s at %.6g GB/s", bytes_text(p.dram_bytes).c_str(),
+                    p.ceilings.dram_GBps.value());
+    case TimeTerm::kSpill:
+      return p.spill.bytes_per_thread > 0
+                 ? format("%.0f B per thread spilled: %s of local traffic",
+                          p.spill.bytes_per_thread, bytes_text(p.spill.l2_bytes).c_str())
+                 : std::string("no spills");
+  }
+  return "";
+}
+
+std::string level_row(const char* name, const LevelBound& b, const LevelCeiling& c,
+                      const char* bytes_note) {
+  const std::string bound = b.bounds() ? format("%.2f", b.bound_TFLOPS) : std::string("-");
+  return format("  %-14s %11s %10.3f  %-34s %s%s\n", name, bytes_text(b.bytes).c_str(), b.intensity,
+                ceiling_text(c, "GB/s").c_str(), bound.c_str(), bytes_note);
+}
+
+std::string calibration_text(const Calibration& c) {
+  if (c == Calibration{}) return "none (uncalibrated: every scale 1, no launch overhead)";
+  return format(
+      "issue x%.4g, shared memory x%.4g, latency x%.4g, L2 x%.4g, DRAM x%.4g, launch "
+      "overhead %s, L2 capacity x%.4g",
+      c.issue_scale, c.shared_memory_scale, c.latency_scale, c.l2_scale, c.dram_scale,
+      seconds_text(c.launch_overhead_s).c_str(), c.l2_capacity_fraction);
+}
+
+std::string access_text(const char* name, const WarpAccess& w) {
+  if (w.instructions <= 0) return "";
+  return format("    %-16s %6.2f per thread, %d-float, %d wavefronts (ideal %d, x%.2f)\n", name,
+                w.instructions, w.vector_floats, w.wavefronts, w.wavefronts_ideal,
+                w.replay_factor());
+}
+
+json terms_json(const TimeTerms& t) {
+  json out = json::object();
+  for (int i = 0; i < kTimeTermCount; ++i) {
+    out[std::string(to_string(static_cast<TimeTerm>(i))) + "_s"] = t.seconds[i];
+  }
+  return out;
+}
+
+json ceiling_json(const LevelCeiling& c) {
+  return {{"spec", c.spec_source == CeilingSource::kMissing ? json(nullptr) : json(c.spec)},
+          {"spec_source", to_string(c.spec_source)},
+          {"measured", c.measured ? json(*c.measured) : json(nullptr)},
+          {"in_effect", c.known() ? json(c.value()) : json(nullptr)},
+          {"source", to_string(c.source())}};
+}
+
+json level_json(const LevelBound& b) {
+  return {{"bytes", b.bytes},
+          {"intensity_flop_per_byte", b.intensity},
+          {"bandwidth_GBps", b.bounds() ? json(b.bandwidth_GBps) : json(nullptr)},
+          {"bound_TFLOPS", b.bounds() ? json(b.bound_TFLOPS) : json(nullptr)}};
+}
+
+json access_json(const WarpAccess& w) {
+  return {{"instructions_per_thread", w.instructions},
+          {"vector_floats", w.vector_floats},
+          {"wavefronts", w.wavefronts},
+          {"wavefronts_ideal", w.wavefronts_ideal},
+          {"replay_factor", w.replay_factor()}};
+}
+
+json config_json(const gemm::TileConfig& c) {
+  return {{"rung", c.rung},      {"layout", gemm::to_string(c.layout)},
+          {"bm", c.bm},          {"bn", c.bn},
+          {"bk", c.bk},          {"tm", c.tm},
+          {"tn", c.tn},          {"wm", c.wm},
+          {"wn", c.wn},          {"threads", c.threads},
+          {"stages", c.stages},  {"vector_width", c.vector_width},
+          {"cluster", c.cluster}};
+}
+
+json gpu_json(const GpuSpec& gpu) {
+  return {{"id", gpu.id},
+          {"name", gpu.name},
+          {"compute_capability",
+           format("%d.%d", gpu.compute_capability.major, gpu.compute_capability.minor)},
+          {"origin", gpu.origin}};
+}
+
+}  // namespace
+
+std::string predict_text(const PredictReport& report) {
+  const Prediction& p = report.prediction;
+  const PredictInput& in = report.input;
+  const gemm::TileConfig& c = p.config;
+  std::string out;
+  out += "GPU        " + gpu_title(report.gpu) + "\n";
+  out += format("problem    M=%lld N=%lld K=%lld (%.4g GFLOP)\n",
+                static_cast<long long>(in.problem.m), static_cast<long long>(in.problem.n),
+                static_cast<long long>(in.problem.k), in.problem.flops() / 1e9);
+  out += format("kernel     %s (rung %d, %s)%s\n", report.kernel_id.c_str(), c.rung,
+                report.rung_name.c_str(),
+                report.in_registry ? ", in the registry" : ", not in the registry");
+  out += format("           raster %s, %d threads, %d B shared memory, %d registers/thread (%s)\n",
+                gemm::to_string(in.raster).c_str(), c.threads, p.shared_memory_bytes,
+                p.registers_per_thread,
+                p.registers_estimated
+                    ? format("estimated: %d accumulators + %d fragments + %d staging + %d "
+                             "addressing + %d pipeline = %d",
+                             p.register_estimate.accumulators, p.register_estimate.fragments,
+                             p.register_estimate.staging, p.register_estimate.addressing,
+                             p.register_estimate.pipeline, p.register_estimate.total)
+                          .c_str()
+                    : "given");
+  for (const std::string& note : report.notes) out += "           note: " + note + "\n";
+  out += "\n";
+  const OccupancyResult& o = p.occupancy;
+  if (!p.launchable) {
+    out += "cannot launch: " + to_string(o.failure) + "\n";
+    out += format("occupancy  %d blocks/SM, limited by %s\n", o.blocks_per_sm,
+                  limiter_names(o.limiters).c_str());
+    return out;
+  }
+  out += format(
+      "predicted  %s, %.2f TFLOPS (%.1f%% of the %.4g TFLOPS FFMA ceiling), bound by %s\n",
+      seconds_text(p.time_s).c_str(), p.tflops, 100.0 * p.tflops / p.ceilings.ffma_TFLOPS.value(),
+      p.ceilings.ffma_TFLOPS.value(), std::string(to_string(p.binding)).c_str());
+  out += "calibration " + calibration_text(p.calibration) + "\n\n";
+  out +=
+      format("occupancy  %d blocks/SM, %d of %d warps (%.1f%%), limited by %s\n", o.blocks_per_sm,
+             o.active_warps, o.max_warps, 100.0 * o.occupancy, limiter_names(o.limiters).c_str());
+  const WaveResult& w = p.waves;
+  out += format(
+      "waves      %lld blocks in %lld waves of %lld, tail efficiency %.1f%%; useful tile "
+      "area %.1f%%\n",
+      static_cast<long long>(w.grid_blocks), static_cast<long long>(w.waves),
+      static_cast<long long>(w.blocks_per_wave), 100.0 * w.tail_efficiency,
+      100.0 * p.waste.useful_fraction * p.waste.useful_k_fraction);
+  out += format(
+      "L2         operand hit rate %.1f%% (%s model; the resident wave spans %.1f x %.1f "
+      "tiles), all L2 sectors %.1f%%\n",
+      100.0 * p.l2.hit_rate, std::string(to_string(p.l2.model)).c_str(), p.l2.wave_rows,
+      p.l2.wave_cols, 100.0 * p.l2_sector_hit_rate);
+  const LatencyHiding& h = p.latency;
+  out += format(
+      "latency    global %.0f cycles, %d warps per scheduler (%.1f needed to hide the "
+      "chain)%s\n",
+      h.global_latency_cycles, h.warps_per_scheduler, h.warps_needed_per_scheduler,
+      h.barrier_stalls ? "; one block per SM without prefetch: barrier stalls" : "");
+  out += "\ntime terms (whole launch)\n";
+  for (int i = 0; i < kTimeTermCount; ++i) {
+    const auto term = static_cast<TimeTerm>(i);
+    out += format("  %-14s %11s %s %s\n", std::string(to_string(term)).c_str(),
+                  seconds_text(p.totals.seconds[i]).c_str(), term == p.binding ? "<-" : "  ",
+                  term_note(p, term).c_str());
+  }
+  const Roofline& r = p.roofline;
+  out +=
+      "\nroofline   level             bytes  FLOP/byte  ceiling                            bound "
+      "TFLOPS\n";
+  out += format("  %-14s %11s %10s  %-34s %.2f\n", "compute", "-", "-",
+                ceiling_text(p.ceilings.ffma_TFLOPS, "TFLOPS").c_str(), r.compute_TFLOPS);
+  out += level_row("shared memory", r.shared_memory, p.ceilings.shared_memory_GBps,
+                   "  (L1/shared wavefronts x 128 B)");
+  out += level_row("L2", r.l2, p.ceilings.l2_GBps, "");
+  out += level_row("DRAM", r.dram, p.ceilings.dram_GBps, "");
+  out += format("  binding: %s, attainable %.2f TFLOPS; registers: %.2f FFMA per value loaded\n",
+                std::string(to_string(r.binding)).c_str(), r.attainable_TFLOPS,
+                p.traffic.ffma_per_loaded_value);
+  const KernelAnatomy& a = p.anatomy;
+  out += format("\nper K tile (BK = %d) and thread: %.0f FFMA, %.0f barriers, %.0f integer\n",
+                a.k_tile, a.ffma, a.barriers, a.integer_overhead);
+  out += access_text("global A", a.global_a);
+  out += access_text("global B", a.global_b);
+  out += access_text("shared store A", a.store_a);
+  out += access_text("shared store B", a.store_b);
+  out += access_text("shared load A", a.load_a);
+  out += access_text("shared load B", a.load_b);
+  return out;
+}
+
+json predict_json(const PredictReport& report) {
+  const Prediction& p = report.prediction;
+  const PredictInput& in = report.input;
+  json out;
+  out["gpu"] = gpu_json(report.gpu);
+  out["problem"] = {
+      {"m", in.problem.m}, {"n", in.problem.n}, {"k", in.problem.k}, {"flops", in.problem.flops()}};
+  out["kernel"] = {{"id", report.kernel_id},
+                   {"rung_name", report.rung_name},
+                   {"in_registry", report.in_registry},
+                   {"config", config_json(p.config)},
+                   {"raster", gemm::to_string(in.raster)},
+                   {"shared_memory_bytes", p.shared_memory_bytes},
+                   {"registers_per_thread", p.registers_per_thread},
+                   {"registers_estimated", p.registers_estimated},
+                   {"min_blocks_per_sm", in.min_blocks_per_sm}};
+  out["notes"] = report.notes;
+  out["register_estimate"] = {{"accumulators", p.register_estimate.accumulators},
+                              {"fragments", p.register_estimate.fragments},
+                              {"staging", p.register_estimate.staging},
+                              {"addressing", p.register_estimate.addressing},
+                              {"pipeline", p.register_estimate.pipeline},
+                              {"total", p.register_estimate.total}};
+  const OccupancyResult& o = p.occupancy;
+  out["launchable"] = p.launchable;
+  out["cannot_launch_reason"] = o.launchable() ? json(nullptr) : json(to_string(o.failure));
+  out["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm},
+                      {"active_warps", o.active_warps},
+                      {"max_warps", o.max_warps},
+                      {"occupancy", o.occupancy},
+                      {"limited_by", limiters_json(o.limiters)}};
+  if (!p.launchable) return out;
+  const Calibration& c = p.calibration;
+  out["calibration"] = {{"issue_scale", c.issue_scale},
+                        {"shared_memory_scale", c.shared_memory_scale},
+                        {"latency_scale", c.latency_scale},
+                        {"l2_scale", c.l2_scale},
+                        {"dram_scale", c.dram_scale},
+                        {"launch_overhead_s", c.launch_overhead_s},
+                        {"l2_capacity_fraction", c.l2_capacity_fraction},
+                        {"calibrated", !(c == Calibration{})}};
+  out["time_s"] = p.time_s;
+  out["tflops"] = p.tflops;
+  out["binding_term"] = to_string(p.binding);
+  out["terms"] = terms_json(p.totals);
+  out["terms_per_wave"] = {{"full_waves", p.terms.full_waves},
+                           {"full_wave", terms_json(p.terms.full_wave)},
+                           {"last_wave", terms_json(p.terms.last_wave)}};
+  out["issue_efficiency"] = p.issue_efficiency;
+  const WaveResult& w = p.waves;
+  out["waves"] = {{"grid_blocks", w.grid_blocks},
+                  {"blocks_per_wave", w.blocks_per_wave},
+                  {"waves", w.waves},
+                  {"full_waves", w.full_waves},
+                  {"last_wave_blocks", w.last_wave_blocks},
+                  {"tail_efficiency", w.tail_efficiency}};
+  out["tile_waste"] = {{"tiles_m", p.waste.tiles_m},
+                       {"tiles_n", p.waste.tiles_n},
+                       {"k_tiles", p.waste.k_tiles},
+                       {"useful_fraction", p.waste.useful_fraction},
+                       {"useful_k_fraction", p.waste.useful_k_fraction}};
+  out["l2"] = {{"model", to_string(p.l2.model)},
+               {"operand_hit_rate", p.l2.hit_rate},
+               {"sector_hit_rate", p.l2_sector_hit_rate},
+               {"wave_rows", p.l2.wave_rows},
+               {"wave_cols", p.l2.wave_cols},
+               {"a_hit_rate", p.l2.a_hit_rate},
+               {"b_hit_rate", p.l2.b_hit_rate},
+               {"in_flight_bytes", p.l2.in_flight_bytes},
+               {"wave_footprint_bytes", p.l2.wave_footprint_bytes}};
+  const Traffic& t = p.traffic;
+  out["traffic"] = {{"flops", t.flops},
+                    {"issued_flops", t.issued_flops},
+                    {"a_l2_bytes", t.a_l2_bytes},
+                    {"b_l2_bytes", t.b_l2_bytes},
+                    {"c_write_bytes", t.c_write_bytes},
+                    {"c_read_bytes", t.c_read_bytes},
+                    {"dram_bytes", p.dram_bytes},
+                    {"shared_wavefronts", t.shared_wavefronts},
+                    {"shared_wavefronts_ideal", t.shared_wavefronts_ideal},
+                    {"l1_global_wavefronts", t.l1_global_wavefronts},
+                    {"warp_instructions", t.warp_instructions},
+                    {"ffma_per_loaded_value", t.ffma_per_loaded_value}};
+  const Roofline& r = p.roofline;
+  out["roofline"] = {{"compute_TFLOPS", r.compute_TFLOPS},
+                     {"shared_memory", level_json(r.shared_memory)},
+                     {"l2", level_json(r.l2)},
+                     {"dram", level_json(r.dram)},
+                     {"binding", to_string(r.binding)},
+                     {"attainable_TFLOPS", r.attainable_TFLOPS}};
+  out["ceilings"] = {{"ffma_TFLOPS", ceiling_json(p.ceilings.ffma_TFLOPS)},
+                     {"shared_memory_GBps", ceiling_json(p.ceilings.shared_memory_GBps)},
+                     {"l2_GBps", ceiling_json(p.ceilings.l2_GBps)},
+                     {"dram_GBps", ceiling_json(p.ceilings.dram_GBps)},
+                     {"issue_clock_MHz", p.ceilings.issue_clock_MHz}};
+  const Latencies& l = p.latencies;
+  const LatencyHiding& h = p.latency;
+  out["latency"] = {{"shared_memory_cycles", l.shared_memory_cycles},
+                    {"l2_cycles", l.l2_cycles},
+                    {"dram_cycles", l.dram_cycles},
+                    {"measured",
+                     {{"shared_memory", l.shared_memory_measured},
+                      {"l2", l.l2_measured},
+                      {"dram", l.dram_measured}}},
+                    {"global_latency_cycles", h.global_latency_cycles},
+                    {"tile_issue_cycles", h.tile_issue_cycles},
+                    {"tile_cycle_cycles", h.tile_cycle_cycles},
+                    {"round_issue_cycles", h.round_issue_cycles},
+                    {"warps_per_scheduler", h.warps_per_scheduler},
+                    {"warps_needed_per_scheduler", h.warps_needed_per_scheduler},
+                    {"exposed_fraction", h.exposed_fraction},
+                    {"barrier_stalls", h.barrier_stalls}};
+  out["spill"] = {{"registers_needed", p.spill.registers_needed},
+                  {"registers_allocated", p.spill.registers_allocated},
+                  {"spilled_registers", p.spill.spilled_registers},
+                  {"bytes_per_thread", p.spill.bytes_per_thread},
+                  {"l2_bytes", p.spill.l2_bytes}};
+  const KernelAnatomy& a = p.anatomy;
+  out["per_k_tile"] = {{"k_tile", a.k_tile},
+                       {"ffma", a.ffma},
+                       {"instructions", a.instructions()},
+                       {"barriers", a.barriers},
+                       {"integer_overhead", a.integer_overhead},
+                       {"global_a", access_json(a.global_a)},
+                       {"global_b", access_json(a.global_b)},
+                       {"shared_store_a", access_json(a.store_a)},
+                       {"shared_store_b", access_json(a.store_b)},
+                       {"shared_load_a", access_json(a.load_a)},
+                       {"shared_load_b", access_json(a.load_b)}};
+  return out;
+}
+
+// ---- roofline ----------------------------------------------------------------------------
+
+RooflineReport make_roofline_report(const GpuSpec& gpu) {
+  RooflineReport r;
+  r.gpu = gpu;
+  r.ceilings = roofline_ceilings(gpu);
+  r.ridge = ridge_points(r.ceilings);
+  r.spec_ridge = ridge_points(spec_only(r.ceilings));
+  return r;
+}
+
+namespace {
+
+std::string value_or_dash(double value, const char* unit) {
+  return value > 0 ? format("%.6g %s", value, unit) : std::string("-");
+}
+
+std::string ridge_text(double ridge) { return ridge > 0 ? format("%.3f", ridge) : "-"; }
+
+}  // namespace
+
+std::string roofline_text(const RooflineReport& report) {
+  const Ceilings& c = report.ceilings;
+  const SmLimits& sm = report.gpu.sm;
+  std::string out = "GPU     " + gpu_title(report.gpu) + "\n";
+  if (report.gpu.measured) {
+    out += "measured " + report.gpu.measured->measurement_run + "\n";
+  } else {
+    out += "measured none (the spec has no measured block)\n";
+  }
+  out += format("\n%-14s %-22s %-18s %-18s %s\n", "ceiling", "spec", "measured", "in effect",
+                "ridge FLOP/byte (spec)");
+  auto row = [&](const char* name, const LevelCeiling& level, const char* unit, double ridge,
+                 double spec_ridge) {
+    const std::string spec =
+        level.spec_source == CeilingSource::kMissing
+            ? std::string("-")
+            : value_or_dash(level.spec, unit) +
+                  (level.spec_source == CeilingSource::kDerivedFromSpec ? "*" : "");
+    const std::string measured = level.measured ? value_or_dash(*level.measured, unit) : "-";
+    const std::string ridges =
+        ridge < 0 ? std::string("") : ridge_text(ridge) + " (" + ridge_text(spec_ridge) + ")";
+    out +=
+        format("%-14s %-22s %-18s %-18s %s\n", name, spec.c_str(), measured.c_str(),
+               (level.known() ? value_or_dash(level.value(), unit) : std::string("none")).c_str(),
+               ridges.c_str());
+  };
+  row("FFMA", c.ffma_TFLOPS, "TFLOPS", -1, -1);
+  row("shared memory", c.shared_memory_GBps, "GB/s", report.ridge.shared_memory,
+      report.spec_ridge.shared_memory);
+  row("L2", c.l2_GBps, "GB/s", report.ridge.l2, report.spec_ridge.l2);
+  row("DRAM", c.dram_GBps, "GB/s", report.ridge.dram, report.spec_ridge.dram);
+  out += format(
+      "\n* derived: %d banks x %d B per SM per clock x %d SMs x %.0f MHz\n"
+      "issue clock implied by the FFMA ceiling in effect: %.1f MHz\n"
+      "below a level's ridge point a kernel is bound by that level's bandwidth\n",
+      sm.shared_memory_banks, sm.shared_memory_bank_width_bytes, c.sm_count, c.boost_clock_MHz,
+      c.issue_clock_MHz);
+  return out;
+}
+
+json roofline_json(const RooflineReport& report) {
+  const Ceilings& c = report.ceilings;
+  auto ridge_json = [](const RidgePoints& r) {
+    auto value = [](double x) { return x > 0 ? json(x) : json(nullptr); };
+    return json{
+        {"shared_memory", value(r.shared_memory)}, {"l2", value(r.l2)}, {"dram", value(r.dram)}};
+  };
+  json out;
+  out["gpu"] = gpu_json(report.gpu);
+  out["measurement_run"] =
+      report.gpu.measured ? json(report.gpu.measured->measurement_run) : json(nullptr);
+  out["ceilings"] = {{"ffma_TFLOPS", ceiling_json(c.ffma_TFLOPS)},
+                     {"shared_memory_GBps", ceiling_json(c.shared_memory_GBps)},
+                     {"l2_GBps", ceiling_json(c.l2_GBps)},
+                     {"dram_GBps", ceiling_json(c.dram_GBps)}};
+  out["issue_clock_MHz"] = c.issue_clock_MHz;
+  out["ridge_points_flop_per_byte"] = {{"in_effect", ridge_json(report.ridge)},
+                                       {"spec", ridge_json(report.spec_ridge)}};
+  return out;
+}
+
 }  // namespace roofcast::views

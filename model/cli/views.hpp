@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "roofcast/occupancy.hpp"
+#include "roofcast/predict.hpp"
+#include "roofcast/roofline.hpp"
 #include "roofcast/spec.hpp"
 
 namespace roofcast::views {
@@ -48,6 +50,33 @@ struct OccupancyTable {
   std::vector<KernelProfile> kernels;
   std::vector<std::vector<OccupancyResult>> results;  // [gpu][kernel]
 };
+
+/// One prediction with what the CLI knows about the kernel (its registry id when it follows
+/// the rules, and how the unspecified tile parameters were filled in).
+struct PredictReport {
+  GpuSpec gpu;
+  PredictInput input;
+  Prediction prediction;
+  std::string kernel_id;           // kernels::kernel_id of the config
+  std::string rung_name;           // kernels::rung_name
+  bool in_registry = false;        // a compiled ladder kernel has exactly this config
+  std::vector<std::string> notes;  // derived parameters, raster caveats
+};
+
+std::string predict_text(const PredictReport& report);
+nlohmann::json predict_json(const PredictReport& report);
+
+/// A GPU's roofline ceilings: the spec's, the measured ones, those in effect, ridge points.
+struct RooflineReport {
+  GpuSpec gpu;
+  Ceilings ceilings;
+  RidgePoints ridge;       // with the ceilings in effect
+  RidgePoints spec_ridge;  // with the spec's alone
+};
+
+RooflineReport make_roofline_report(const GpuSpec& gpu);
+std::string roofline_text(const RooflineReport& report);
+nlohmann::json roofline_json(const RooflineReport& report);
 
 OccupancyTable make_occupancy_table(const std::vector<GpuSpec>& gpus,
                                     const std::vector<KernelProfile>& kernels);

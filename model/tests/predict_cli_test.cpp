@@ -1,0 +1,219 @@
+// `roofcast predict` and `roofcast roofline`: golden text and JSON outputs, a config that
+// cannot launch, tile-rule violations and flag mistakes with their exit codes (2 usage,
+// 1 data). Regenerate the golden files after an intended change with ROOFCAST_UPDATE_GOLDEN=1.
+// The runner helpers follow cli_test.cpp.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+CliRun run_cli(const std::string& arguments) {
+  const fs::path dir = fs::temp_directory_path();
+  const std::string tag = std::to_string(::getpid());
+  const fs::path out = dir / ("roofcast_predict_cli_out_" + tag);
+  const fs::path err = dir / ("roofcast_predict_cli_err_" + tag);
+  const std::string command = std::string("'") + ROOFCAST_CLI + "' " + arguments + " >'" +
+                              out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = read_file(out);
+  run.err = read_file(err);
+  fs::remove(out);
+  fs::remove(err);
+  return run;
+}
+
+void expect_golden(const std::string& arguments, const std::string& golden_name) {
+  SCOPED_TRACE("roofcast " + arguments);
+  const CliRun run = run_cli(arguments);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  const fs::path golden = fs::path(ROOFCAST_GOLDEN_DIR) / golden_name;
+  if (std::getenv("ROOFCAST_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden, std::ios::binary) << run.out;
+    std::printf("updated %s\n", golden.string().c_str());
+    return;
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with ROOFCAST_UPDATE_GOLDEN=1";
+  EXPECT_EQ(run.out, read_file(golden)) << "output differs from " << golden;
+}
+
+void expect_error(const std::string& arguments, int exit_code, const std::string& message) {
+  SCOPED_TRACE("roofcast " + arguments);
+  const CliRun run = run_cli(arguments);
+  EXPECT_EQ(run.exit_code, exit_code);
+  EXPECT_EQ(run.out, "") << "errors go to stderr only";
+  EXPECT_NE(run.err.find(message), std::string::npos) << "stderr was: " << run.err;
+}
+
+const std::string kSquare = "--gpu h200-sxm --m 4096 --n 4096 --k 4096 ";
+
+TEST(PredictGolden, TheIssueExample) {
+  expect_golden("predict " + kSquare + "--rung 8 --bm 128 --bn 128 --bk 8 --tm 8 --tn 8",
+                "predict_h200_rung8.txt");
+}
+
+TEST(PredictGolden, SkinnyGroupedJson) {
+  expect_golden(
+      "predict --gpu h200-sxm --m 300 --n 4096 --k 4096 --rung 9 --bm 128 --bn 128 --bk 8 --tm 8 "
+      "--tn 16 --wm 64 --wn 64 --raster grouped --group 8 --json",
+      "predict_h200_rung9_skinny_grouped.json");
+}
+
+TEST(PredictGolden, BankConflictsOfRung4AndThePublishedL2Model) {
+  expect_golden("predict " + kSquare +
+                    "--rung 4 --bm 128 --bn 128 --bk 8 --tm 8 --tn 8 --l2-model published "
+                    "--raster z_order",
+                "predict_h200_rung4_published_z_order.txt");
+}
+
+TEST(PredictGolden, NaiveOneByOneByOne) {
+  expect_golden("predict --gpu a100-sxm4-80gb --m 1 --n 1 --k 1 --rung 1 --bm 32 --bn 32",
+                "predict_a100_naive_1x1x1.txt");
+}
+
+TEST(PredictGolden, CannotLaunchSaysWhy) {
+  expect_golden("predict " + kSquare + "--rung 5 --bm 128 --bn 128 --bk 8 --tm 8 --tn 8 --regs 300",
+                "predict_h200_cannot_launch.txt");
+}
+
+TEST(PredictJson, CarriesEveryPart) {
+  const CliRun run =
+      run_cli("predict " + kSquare +
+              "--rung 6 --bm 128 --bn 128 --bk 8 --tm 8 --tn 8 --layout swizzled --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  for (const char* key : {"gpu", "problem", "kernel", "occupancy", "time_s", "tflops",
+                          "binding_term", "terms", "waves", "l2", "traffic", "roofline", "ceilings",
+                          "latency", "spill", "per_k_tile", "register_estimate", "calibration"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["kernel"]["id"], "r06-bank-128x128x8-t8x8-256t-v4-swizzled");
+  EXPECT_EQ(j["kernel"]["in_registry"], true);
+  EXPECT_EQ(j["occupancy"]["blocks_per_sm"], 2);
+  EXPECT_EQ(j["waves"]["waves"], 4);
+  EXPECT_GT(j["tflops"].get<double>(), 1.0);
+  EXPECT_LT(j["tflops"].get<double>(), 66.9);
+  EXPECT_EQ(j["per_k_tile"]["shared_store_a"]["replay_factor"], 1.0);  // swizzled: no replays
+  EXPECT_EQ(j["terms"].size(), 6U);
+}
+
+TEST(PredictJson, RegistersGivenAndBetaReadsC) {
+  const CliRun run = run_cli("predict " + kSquare +
+                             "--rung 7 --bm 128 --bn 128 --bk 8 --tm 8 --tn 16 --wm 64 --wn 64 "
+                             "--regs 168 --spill-bytes 16 --beta 1 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["kernel"]["registers_per_thread"], 168);
+  EXPECT_EQ(j["kernel"]["registers_estimated"], false);
+  EXPECT_EQ(j["spill"]["bytes_per_thread"], 16.0);
+  EXPECT_EQ(j["traffic"]["c_read_bytes"], 4096.0 * 4096 * 4);
+}
+
+TEST(RooflineGolden, SpecOnly) {
+  expect_golden("roofline --gpu h200-sxm", "roofline_h200.txt");
+  expect_golden("roofline --gpu v100-sxm2-32gb --json", "roofline_v100.json");
+}
+
+TEST(RooflineCli, MeasuredCeilingsWin) {
+  const fs::path path =
+      fs::temp_directory_path() / ("roofcast_predict_cli_" + std::to_string(getpid()) + ".json");
+  std::ifstream in(std::string(ROOFCAST_DATA_DIR) + "/gpus/h200-sxm.json");
+  nlohmann::json spec = nlohmann::json::parse(in);
+  spec["id"] = "my-h200";
+  spec["measured"] = {
+      {"measurement_run", "made up for a test"}, {"ffma_TFLOPS", 60.0}, {"l2_bw_GBps", 10000.0}};
+  spec["sources"]["measured.ffma_TFLOPS"] = "card";
+  spec["sources"]["measured.l2_bw_GBps"] = "card";
+  std::ofstream(path) << spec.dump(2);
+  CliRun run = run_cli("roofline --spec '" + path.string() + "' --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["measurement_run"], "made up for a test");
+  EXPECT_EQ(j["ceilings"]["ffma_TFLOPS"]["in_effect"], 60.0);
+  EXPECT_EQ(j["ceilings"]["ffma_TFLOPS"]["spec"], 66.9);
+  EXPECT_EQ(j["ceilings"]["ffma_TFLOPS"]["source"], "measured");
+  EXPECT_EQ(j["ceilings"]["dram_GBps"]["source"], "spec");
+  EXPECT_DOUBLE_EQ(j["ridge_points_flop_per_byte"]["in_effect"]["l2"].get<double>(), 6.0);
+  EXPECT_TRUE(j["ridge_points_flop_per_byte"]["spec"]["l2"].is_null());
+  // The measured L2 ceiling gives predict an L2 term.
+  run = run_cli("predict --gpu '" + path.string() +
+                "' --m 4096 --n 4096 --k 4096 --rung 2 --bm 32 --bn 32 --bk 32 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  j = nlohmann::json::parse(run.out);
+  EXPECT_GT(j["terms"]["l2_s"].get<double>(), 0);
+  EXPECT_EQ(j["ceilings"]["l2_GBps"]["source"], "measured");
+  fs::remove(path);
+}
+
+TEST(PredictErrors, TileRulesAndFlags) {
+  const std::string rung5 = kSquare + "--rung 5 --bm 128 --bn 128 --bk 8 --tm 8 ";
+  expect_error("predict " + kSquare + "--rung 5 --bm 128 --bn 128 --bk 6 --tm 8 --tn 8", 2,
+               "the config breaks a tile rule of rung 5: rungs 5-6: float4 accesses need BK, TM "
+               "and TN to be multiples of 4");
+  expect_error("predict " + rung5 + "--tn 8 --threads 128", 2,
+               "thread tiling: one thread per thread tile, threads = (BM / TM) * (BN / TN)");
+  expect_error("predict " + rung5 + "--tn 8 --layout diagonal", 2,
+               "--layout must be one of plain, padded, swizzled; got 'diagonal'");
+  expect_error("predict " + rung5 + "--tn 8 --raster spiral", 2,
+               "--raster must be one of row_major, column_major, grouped, z_order; got 'spiral'");
+  expect_error("predict " + rung5 + "--tn 8 --raster grouped", 2,
+               "--raster grouped needs --group G");
+  expect_error("predict " + rung5 + "--tn 8 --group 4", 2, "--group needs --raster grouped");
+  expect_error("predict " + rung5 + "--tn 8 --l2-model lru", 2,
+               "--l2-model must be one of roofcast, published; got 'lru'");
+  expect_error("predict " + rung5 + "--tn 8 --wm 64 --wn 64", 2,
+               "--wm and --wn are for rungs 7-10");
+  expect_error("predict " + rung5 + "--tn 8 --spill-bytes 8", 2, "--spill-bytes needs --regs");
+  expect_error("predict " + rung5, 2, "missing required flag --tn (rung 5)");
+  expect_error("predict --gpu h200-sxm --m 1 --n 1 --rung 1 --bm 32 --bn 32", 2,
+               "missing required flag --k");
+  expect_error("predict --m 1 --n 1 --k 1 --rung 1 --bm 32 --bn 32", 2,
+               "missing required flag --gpu (or --spec FILE)");
+  expect_error("predict --gpu h200-sxm --m 0 --n 1 --k 1 --rung 1 --bm 32 --bn 32", 2,
+               "--m must be within 1..2147483647, got 0");
+  expect_error("predict --gpu h200-sxm --m 1 --n 1 --k 1 --rung 11 --bm 32 --bn 32", 2,
+               "--rung must be within 1..10, got 11");
+  expect_error("predict --gpu h300 --m 1 --n 1 --k 1 --rung 1 --bm 32 --bn 32", 2,
+               "unknown GPU 'h300'");
+  expect_error("roofline --gpu h300", 2, "unknown GPU 'h300'");
+  expect_error("roofline --gpu /nonexistent/gpu.json", 1,
+               "/nonexistent/gpu.json: field '<document>': expected a readable file");
+}
+
+TEST(PredictHelp, BothCommandsHaveHelp) {
+  for (const char* command : {"predict", "roofline"}) {
+    const CliRun run = run_cli(std::string(command) + " --help");
+    EXPECT_EQ(run.exit_code, 0) << command;
+    EXPECT_NE(run.out.find("roofcast " + std::string(command)), std::string::npos) << run.out;
+  }
+  const CliRun usage = run_cli("--help");
+  EXPECT_NE(usage.out.find("predict"), std::string::npos);
+  EXPECT_NE(usage.out.find("roofline"), std::string::npos);
+}
+
+}  // namespace
