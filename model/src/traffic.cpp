@@ -80,44 +80,45 @@ int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
                       int* ideal) {
   // Work in units of `width` words: an aligned unit covers `width` consecutive banks, so the
   // banks form `groups` groups and a unit's group is unit % groups. Distinct units in a group
-  // conflict; the same unit is a broadcast. Widths and bank counts are powers of two here
-  // (shifts, no division), with a general path otherwise.
+  // conflict; the same unit is a broadcast. Each group keeps the list of distinct rows
+  // (unit / groups) it has seen: at most 32 lanes, so at most 32 entries in all. Widths and
+  // bank counts are powers of two (shifts, no division); x & (x - 1) clears the lowest set bit
+  // (std::has_single_bit is a library popcount call without -mpopcnt).
   const int groups = std::max(1, banks / width);
-  // x & (x - 1) clears the lowest set bit (std::has_single_bit is a library popcount call
-  // without -mpopcnt).
   const bool powers_of_two =
-      width > 0 && (width & (width - 1)) == 0 && (groups & (groups - 1)) == 0 && groups <= 32;
+      width > 0 && (width & (width - 1)) == 0 && (groups & (groups - 1)) == 0;
   int worst = 0;
   int distinct = 0;
-  if (powers_of_two) {
+  std::int64_t low = INT64_MAX;
+  std::int64_t high = INT64_MIN;
+  for (int l = 0; l < lanes; ++l) {
+    low = std::min(low, word_offsets[l]);
+    high = std::max(high, word_offsets[l]);
+  }
+  if (powers_of_two && groups <= 32 && lanes <= 32 && high - low < (std::int64_t{1} << 30)) {
     const int width_shift = std::countr_zero(static_cast<unsigned>(width));
     const int group_shift = std::countr_zero(static_cast<unsigned>(groups));
     const std::int64_t group_mask = groups - 1;
-    // Rows (units / groups) within 32 of lane 0's row index one bit of a 64-bit mask per group.
-    const std::int64_t base = (word_offsets[0] >> width_shift >> group_shift) - 32;
-    std::uint64_t seen[32] = {};
+    // Rows relative to lane 0's (a warp's accesses lie within a few KiB) keep the lists small.
+    const std::int64_t base = word_offsets[0] >> width_shift >> group_shift;
+    std::int32_t rows[32][32];
     int count[32] = {};
-    bool fits = true;
-    for (int l = 0; l < lanes && fits; ++l) {
+    for (int l = 0; l < lanes; ++l) {
       const std::int64_t unit = word_offsets[l] >> width_shift;
-      const std::int64_t bit_index = (unit >> group_shift) - base;
-      fits = bit_index >= 0 && bit_index < 64;
       const auto g = static_cast<int>(unit & group_mask);
-      const std::uint64_t bit = std::uint64_t{1} << (bit_index & 63);
-      if (fits && (seen[g] & bit) == 0) {
-        seen[g] |= bit;
-        worst = std::max(worst, ++count[g]);
+      const auto row = static_cast<std::int32_t>((unit >> group_shift) - base);
+      bool seen = false;
+      for (int i = 0; i < count[g] && !seen; ++i) seen = rows[g][i] == row;
+      if (!seen) {
+        rows[g][count[g]++] = row;
+        worst = std::max(worst, count[g]);
         ++distinct;
       }
     }
-    if (fits) {
-      if (ideal != nullptr) *ideal = ceil_div_int(distinct, groups);
-      return worst;
-    }
-    worst = 0;
-    distinct = 0;
+    if (ideal != nullptr) *ideal = ceil_div_int(distinct, groups);
+    return worst;
   }
-  // Rows too far apart for the bit masks, or odd sizes: count pairwise.
+  // Odd sizes: count pairwise.
   std::int64_t units[32] = {};
   for (int l = 0; l < lanes; ++l) units[l] = word_offsets[l] / width;
   distinct = distinct_count(units, lanes);
@@ -136,21 +137,40 @@ int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
 int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int* ideal,
                       int* sectors) {
   constexpr int kWordsPerSector = kSectorBytes / kFloatBytes;
-  std::int64_t lines[32];
-  std::int64_t units[32];
-  std::int64_t sector_ids[32 * 4];
-  int sector_count = 0;
-  for (int l = 0; l < lanes; ++l) {
-    lines[l] = word_offsets[l] / kWordsPerLine;
-    units[l] = width == 4 ? word_offsets[l] >> 2 : word_offsets[l] / width;
-    // A vector of `width` aligned words lies in one sector (width <= 4 < 8 words).
-    sector_ids[sector_count++] = word_offsets[l] / kWordsPerSector;
+  // Lanes walking a row-major tile have non-decreasing addresses: then distinct lines,
+  // vectors and sectors are the changes from one lane to the next (one pass). Otherwise count
+  // pairwise. A vector of `width` aligned words lies in one sector (width <= 4 < 8 words).
+  static_assert(kWordsPerLine == 32 && kWordsPerSector == 8, "shifts below");
+  int lines = lanes > 0 ? 1 : 0;
+  int units = lines;
+  int sector_count = lines;
+  bool sorted = (width & (width - 1)) == 0;  // the one-pass count shifts by log2(width)
+  const int width_shift = std::countr_zero(static_cast<unsigned>(width));
+  for (int l = 1; l < lanes && sorted; ++l) {
+    const std::int64_t a = word_offsets[l - 1];
+    const std::int64_t b = word_offsets[l];
+    sorted = b >= a && a >= 0;
+    lines += (b >> 5) != (a >> 5) ? 1 : 0;
+    units += (b >> width_shift) != (a >> width_shift) ? 1 : 0;
+    sector_count += (b >> 3) != (a >> 3) ? 1 : 0;
   }
-  const int distinct_bytes = distinct_count(units, lanes) * width * kFloatBytes;
-  const int minimum = ceil_div_int(distinct_bytes, kL1LineBytes);
+  if (!sorted) {
+    std::int64_t line_ids[32];
+    std::int64_t unit_ids[32];
+    std::int64_t sector_ids[32];
+    for (int l = 0; l < lanes; ++l) {
+      line_ids[l] = word_offsets[l] / kWordsPerLine;
+      unit_ids[l] = word_offsets[l] / width;
+      sector_ids[l] = word_offsets[l] / kWordsPerSector;
+    }
+    lines = distinct_count(line_ids, lanes);
+    units = distinct_count(unit_ids, lanes);
+    sector_count = distinct_count(sector_ids, lanes);
+  }
+  const int minimum = ceil_div_int(units * width * kFloatBytes, kL1LineBytes);
   if (ideal != nullptr) *ideal = minimum;
-  if (sectors != nullptr) *sectors = distinct_count(sector_ids, sector_count);
-  return std::max(minimum, distinct_count(lines, lanes));
+  if (sectors != nullptr) *sectors = sector_count;
+  return std::max(minimum, lines);
 }
 
 int derived_threads(const gemm::TileConfig& c) {

@@ -476,5 +476,29 @@ TEST(Fit, BadInputsNameTheProblem) {
   EXPECT_EQ(fitted_parameter_name(5), "launch_overhead_s");
 }
 
+// ---- accuracy statistics -----------------------------------------------------------------
+
+TEST(Accuracy, MeanAbsolutePercentageError) {
+  EXPECT_DOUBLE_EQ(mean_absolute_percentage_error({110, 90}, {100, 100}), 10);
+  EXPECT_DOUBLE_EQ(mean_absolute_percentage_error({1}, {2}), 50);
+  EXPECT_TRUE(std::isnan(mean_absolute_percentage_error({}, {})));
+  EXPECT_THROW(mean_absolute_percentage_error({1, 2}, {1}), std::invalid_argument);
+  EXPECT_THROW(mean_absolute_percentage_error({1}, {0}), std::invalid_argument);
+}
+
+TEST(Accuracy, SpearmanRankCorrelation) {
+  EXPECT_DOUBLE_EQ(spearman_rank_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1);
+  EXPECT_DOUBLE_EQ(spearman_rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1);
+  // Monotone but not linear: still 1.
+  EXPECT_DOUBLE_EQ(spearman_rank_correlation({1, 2, 3}, {1, 8, 27}), 1);
+  // Hand case: ranks (1, 2, 3, 4) against (2, 1, 4, 3): 1 - 6 * 4 / (4 * 15) = 0.6.
+  EXPECT_NEAR(spearman_rank_correlation({1, 2, 3, 4}, {5, 1, 9, 7}), 0.6, 1e-12);
+  // Ties share their rank: (1.5, 1.5, 3) against (1, 2, 3): Pearson of the ranks.
+  EXPECT_NEAR(spearman_rank_correlation({7, 7, 9}, {1, 2, 3}), std::sqrt(3.0) / 2, 1e-12);
+  EXPECT_TRUE(std::isnan(spearman_rank_correlation({1}, {1})));
+  EXPECT_TRUE(std::isnan(spearman_rank_correlation({1, 1, 1}, {1, 2, 3})));
+  EXPECT_THROW(spearman_rank_correlation({1, 2}, {1}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace roofcast
