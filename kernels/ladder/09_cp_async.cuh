@@ -7,12 +7,17 @@
 // thread waits until stage t + 1's group has landed (cp.async.wait_group stages - 2) and one
 // barrier makes every thread's copies visible.
 //
-// A is copied with 4-byte cp.async (which can transpose it into A^T; any K), B with 16-byte
-// cp.async when its rows are 16-byte aligned (N % 4 == 0), else 4-byte; both zero-fill outside
-// the matrices (src-size 0).
+// B is copied with 16-byte cp.async when its rows are 16-byte aligned (N % 4 == 0), else
+// 4-byte, zero-filling outside B (src-size 0). A must be transposed into A^T, which a 16-byte
+// copy cannot do, so A goes one of two ways (config.vector_width):
+//  - 1: 4-byte cp.async straight into A^T, in the same stage pipeline as B (any K);
+//  - 4: float4 loads into registers one stage ahead (issued at the start of stage t for stage
+//    t + 1) and transposing 4-byte shared stores just before the barrier that ends stage t, as
+//    on rung 8: a quarter of the copy instructions, at the cost of the staging registers.
 //
 // Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
-// (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 4, layout = padded, cluster = 1.
+// (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 1 or 4, layout = padded,
+// cluster = 1.
 // The block raster order is a launch parameter (row-major, column-major or grouped).
 #pragma once
 
@@ -37,9 +42,12 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   float acc[G::kTm][G::kTn];
   warp::zero<G>(acc);
   warp::Fragment<G> fragment[2];
-  const warp::AElementCopies<G> a_copies;
+  constexpr bool kAInRegisters = G::kConfig.vector_width == 4;
+  const warp::AElementCopies<G> a_elements;
+  const warp::AVectorCopies<G> a_vectors;
   const warp::BVectorCopies<G> b_vectors;
   const warp::BElementCopies<G> b_elements;
+  warp::AStaging<G> a_staging;
   const std::uint32_t smem_address = warp::shared_address(smem);
   constexpr std::uint32_t kStageBytes = 4u * G::kStageFloats;
 
@@ -48,10 +56,16 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   for (int s = 0; s < G::kStages - 1; ++s) {
     if (s < k_tiles) {
       const std::uint32_t stage = smem_address + s * kStageBytes;
-      warp::issue_a_async<G>(stage, args, tile, s * G::kBk, a_copies);
+      if constexpr (!kAInRegisters) {
+        warp::issue_a_async<G>(stage, args, tile, s * G::kBk, a_elements);
+      }
       warp::issue_b_async<G>(stage, args, tile, s * G::kBk, b_vectors, b_elements);
     }
     warp::cp_async_commit();
+  }
+  if constexpr (kAInRegisters) {
+    warp::load_a_to_registers<G>(a_staging, args, tile, 0, a_vectors);
+    warp::store_a_to_shared<G>(a_staging, smem, a_vectors);
   }
   warp::cp_async_wait<G::kStages - 2>();
   __syncthreads();
@@ -64,23 +78,33 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
     const int fetch = t + G::kStages - 1;
     if (fetch < k_tiles) {
       const std::uint32_t stage = smem_address + write_stage * kStageBytes;
-      warp::issue_a_async<G>(stage, args, tile, fetch * G::kBk, a_copies);
+      if constexpr (!kAInRegisters) {
+        warp::issue_a_async<G>(stage, args, tile, fetch * G::kBk, a_elements);
+      }
       warp::issue_b_async<G>(stage, args, tile, fetch * G::kBk, b_vectors, b_elements);
     }
     warp::cp_async_commit();
     write_stage = write_stage + 1 == G::kStages ? 0 : write_stage + 1;
     read_stage = read_stage + 1 == G::kStages ? 0 : read_stage + 1;
+    const bool has_next = t + 1 < k_tiles;
+    if constexpr (kAInRegisters) {
+      if (has_next)
+        warp::load_a_to_registers<G>(a_staging, args, tile, (t + 1) * G::kBk, a_vectors);
+    }
 #pragma unroll
     for (int kk = 0; kk < G::kBk; ++kk) {
       if (kk + 1 < G::kBk) {
         warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
-      } else if (t + 1 < k_tiles) {
+      } else if (has_next) {
+        float* next = smem + read_stage * G::kStageFloats;
+        // A^T of stage t + 1 goes into a buffer last read in stage t + 1 - S <= t - 1, before
+        // the barrier that ended that stage.
+        if constexpr (kAInRegisters) warp::store_a_to_shared<G>(a_staging, next, a_vectors);
         // Committed so far: stages up to t + S - 1; stage t + 1 is complete when at most
         // S - 2 groups are pending.
         warp::cp_async_wait<G::kStages - 2>();
         __syncthreads();
-        warp::load_fragment<G>(fragment[(kk + 1) & 1], smem + read_stage * G::kStageFloats, 0,
-                               place);
+        warp::load_fragment<G>(fragment[(kk + 1) & 1], next, 0, place);
       }
       warp::outer_product<G>(acc, fragment[kk & 1]);
     }

@@ -4,16 +4,20 @@
 //
 // The `cluster` blocks of a cluster compute vertically adjacent C tiles (the same columns), so
 // they need the same B stage. Each block fetches BK / cluster rows of every B stage with bulk
-// copies (cp.async.bulk ... .multicast::cluster, issued by one thread, no registers) that land
-// at the same offset in the shared memory of every block of the cluster: B crosses L2 -> SM
-// once per cluster instead of once per block. A stays per block, copied transposed with 4-byte
-// cp.async by all threads (the bulk engine cannot transpose).
+// copies (cp.async.bulk ... .multicast::cluster, one row per lane of warp 0, no registers) that
+// land at the same offset in the shared memory of every block of the cluster: B crosses L2 -> SM
+// once per cluster instead of once per block. A stays per block and must be transposed into
+// A^T, which neither the bulk engine nor 16-byte cp.async can do; as on rung 9 it goes one of
+// two ways (config.vector_width): 1, 4-byte cp.async copies by all threads in the same stage
+// pipeline; 4, float4 loads into registers one stage ahead, stored transposed just before the
+// barrier that ends the previous stage (as on rung 8).
 //
 // Synchronisation, per stage buffer s (mbarriers after the stages in shared memory):
-//  - full[s] (count threads + 1, plus the B bytes as transaction count): every thread's A
-//    copies arrive through cp.async.mbarrier.arrive.noinc; thread 0 arrives with expect_tx of
-//    the whole B stage; each block's multicast completes its bytes on full[s] of every block.
-//    Consumers wait on full[s] with the stage's phase parity.
+//  - full[s] (count threads + 1, plus the B bytes as transaction count): every thread's
+//    cp.async copies of the stage (A with vector_width 1; B in a fallback stage) arrive through
+//    cp.async.mbarrier.arrive.noinc; thread 0 arrives with expect_tx of the whole B stage; each
+//    block's multicast completes its bytes on full[s] of every block. Consumers wait on full[s]
+//    with the stage's phase parity (A staged through registers is published by the barrier).
 //  - empty[s] (count cluster): after the barrier that ends a stage, thread 0 of every block
 //    arrives on empty[s] of every block of the cluster (a remote arrive through DSMEM); before
 //    multicasting into buffer s again a block waits on its own empty[s], so no block's buffer
@@ -28,8 +32,14 @@
 // the grid of cluster tiles (ceil(tiles_m / cluster) x tiles_n); the block's rank inside the
 // cluster gives its tile row.
 //
+// Known limitation: in development timings on the H200 this rung runs clearly below rung 9
+// even with cluster = 1, so the cost is in the mbarrier pipeline rather than the cluster. Not
+// yet measured, the suspects: threads + 1 arrivals on full[s] per stage (every thread's
+// cp.async.mbarrier.arrive.noinc, also when it copied nothing), every thread polling full[s],
+// and warp 0 waiting on empty[s] inside a compute warp.
+//
 // Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
-// (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 4, layout = padded,
+// (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 1 or 4, layout = padded,
 // cluster = 1, 2 or 4 (dividing BK). sm_90 only: the kernel body is empty below sm_90 and the
 // launcher returns cudaErrorNotSupported on such a device.
 #pragma once
@@ -166,10 +176,11 @@ struct Pipeline {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /// Issues the copies of K-stage `fetch` into buffer `buffer` (its use number `use` = fetch /
-/// stages): A by every thread with cp.async; B multicast by thread 0 of every block of the
-/// cluster (BK / cluster rows each) when the stage is wholly inside B with aligned rows, else
-/// by every thread of each block for itself with cp.async.
-template <class G, int kCluster>
+/// stages): A by every thread with 4-byte cp.async unless kAInRegisters (then the kernel stages
+/// A through registers); B multicast by warp 0 of every block of the cluster (BK / cluster
+/// rows each, one row per lane) when the stage is wholly inside B with aligned rows, else by
+/// every thread of each block for itself with cp.async.
+template <class G, int kCluster, bool kAInRegisters>
 __device__ __forceinline__ void issue_cluster_stage(
     int fetch, int buffer, int use, const cluster::Pipeline& pipe, const SgemmArgs& args,
     const warp::BlockTile& tile, const warp::AElementCopies<G>& a_copies,
@@ -181,31 +192,35 @@ __device__ __forceinline__ void issue_cluster_stage(
   const std::uint32_t stage = pipe.stages + static_cast<std::uint32_t>(buffer) * kStageBytes;
   const std::uint32_t full = pipe.full + 8u * static_cast<std::uint32_t>(buffer);
   const std::uint32_t empty = pipe.empty + 8u * static_cast<std::uint32_t>(buffer);
-  warp::issue_a_async<G>(stage, args, tile, k0, a_copies);
+  if constexpr (!kAInRegisters) warp::issue_a_async<G>(stage, args, tile, k0, a_copies);
   const bool bulk = warp::b_stage_is_full<G>(args, tile, k0);
   if (!bulk) warp::issue_b_async<G>(stage, args, tile, k0, b_vectors, b_elements);
   cluster::arrive_when_copies_land(full);
-  if (threadIdx.x == 0) {
+  static_assert(kRowsPerBlock <= 32, "one B row per lane of warp 0");
+  if (threadIdx.x < 32) {
+    const int lane = static_cast<int>(threadIdx.x);
     if (bulk) {
       // Every block of the cluster has finished reading this buffer's previous use.
-      if (use > 0) cluster::wait_cluster(empty, static_cast<std::uint32_t>((use - 1) & 1));
-      cluster::arrive_expect_bytes(full, static_cast<std::uint32_t>(G::kBk) * kRowBytes);
-      const int first_row = pipe.rank * kRowsPerBlock;
-      const float* src = args.b + static_cast<long long>(k0 + first_row) * args.n + tile.n0;
-      const std::uint32_t dst =
-          stage + 4u * G::kAFloats + static_cast<std::uint32_t>(first_row) * kRowBytes;
-#pragma unroll
-      for (int r = 0; r < kRowsPerBlock; ++r) {
+      if (lane == 0 && use > 0) {
+        cluster::wait_cluster(empty, static_cast<std::uint32_t>((use - 1) & 1));
+      }
+      __syncwarp();
+      if (lane == 0) {
+        cluster::arrive_expect_bytes(full, static_cast<std::uint32_t>(G::kBk) * kRowBytes);
+      }
+      if (lane < kRowsPerBlock) {
+        const int row = pipe.rank * kRowsPerBlock + lane;
+        const float* src = args.b + static_cast<long long>(k0 + row) * args.n + tile.n0;
+        const std::uint32_t dst =
+            stage + 4u * G::kAFloats + static_cast<std::uint32_t>(row) * kRowBytes;
         if constexpr (kCluster > 1) {
-          cluster::bulk_copy_multicast(dst + r * kRowBytes,
-                                       src + static_cast<long long>(r) * args.n, kRowBytes, full,
+          cluster::bulk_copy_multicast(dst, src, kRowBytes, full,
                                        static_cast<std::uint16_t>((1u << kCluster) - 1u));
         } else {
-          cluster::bulk_copy(dst + r * kRowBytes, src + static_cast<long long>(r) * args.n,
-                             kRowBytes, full);
+          cluster::bulk_copy(dst, src, kRowBytes, full);
         }
       }
-    } else {
+    } else if (lane == 0) {
       cluster::arrive(full);
     }
   }
@@ -224,6 +239,7 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kCluster = G::kConfig.cluster;
   constexpr int kS = G::kStages;
+  constexpr bool kAInRegisters = G::kConfig.vector_width == 4;
   float* const smem = warp::shared_floats();
   cluster::Pipeline pipe;
   pipe.stages = warp::shared_address(smem);
@@ -239,8 +255,10 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   const warp::ThreadPlace place = warp::thread_place<G>();
   const int k_tiles = warp::k_tiles<G>(args);
   const warp::AElementCopies<G> a_copies;
+  const warp::AVectorCopies<G> a_vectors;
   const warp::BVectorCopies<G> b_vectors;
   const warp::BElementCopies<G> b_elements;
+  warp::AStaging<G> a_staging;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kS; ++s) {
@@ -263,8 +281,14 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
 #pragma unroll
   for (int s = 0; s < kS - 1; ++s) {
     if (s < k_tiles) {
-      issue_cluster_stage<G, kCluster>(s, s, 0, pipe, args, tile, a_copies, b_vectors, b_elements);
+      issue_cluster_stage<G, kCluster, kAInRegisters>(s, s, 0, pipe, args, tile, a_copies,
+                                                      b_vectors, b_elements);
     }
+  }
+  if constexpr (kAInRegisters) {
+    warp::load_a_to_registers<G>(a_staging, args, tile, 0, a_vectors);
+    warp::store_a_to_shared<G>(a_staging, smem, a_vectors);
+    __syncthreads();
   }
   cluster::wait(pipe.full, 0);
   warp::load_fragment<G>(fragment[0], smem, 0, place);
@@ -275,8 +299,13 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
     const float* current = smem + read_buffer * G::kStageFloats;
     const int fetch = t + kS - 1;
     if (fetch < k_tiles) {
-      issue_cluster_stage<G, kCluster>(fetch, fetch % kS, fetch / kS, pipe, args, tile, a_copies,
-                                       b_vectors, b_elements);
+      issue_cluster_stage<G, kCluster, kAInRegisters>(fetch, fetch % kS, fetch / kS, pipe, args,
+                                                      tile, a_copies, b_vectors, b_elements);
+    }
+    const bool has_next = t + 1 < k_tiles;
+    if constexpr (kAInRegisters) {
+      if (has_next)
+        warp::load_a_to_registers<G>(a_staging, args, tile, (t + 1) * G::kBk, a_vectors);
     }
     const int released = read_buffer;
     if (++read_buffer == kS) {
@@ -287,7 +316,12 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
     for (int kk = 0; kk < G::kBk; ++kk) {
       if (kk + 1 < G::kBk) {
         warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
-      } else if (t + 1 < k_tiles) {
+      } else if (has_next) {
+        // A^T of stage t + 1 goes into a buffer last read in stage t + 1 - S <= t - 1, before
+        // the barrier that ended that stage; the barrier below publishes it.
+        if constexpr (kAInRegisters) {
+          warp::store_a_to_shared<G>(a_staging, smem + read_buffer * G::kStageFloats, a_vectors);
+        }
         __syncthreads();  // every thread has read its last fragment of stage t
         if (threadIdx.x == 0) {
           const std::uint32_t empty = pipe.empty + 8u * static_cast<std::uint32_t>(released);

@@ -73,6 +73,11 @@ __device__ __forceinline__ constexpr void assert_tile_rules() {
                 "BK must be 8..32 in chunks of 8: the A load walks chunks of 8 K-columns");
   static_assert(rules::bm_is_multiple_of_32(G::kBm),
                 "BM must be a multiple of 32 for conflict-free transposed A stores");
+  static_assert(rules::copies_walk_regularly(G::kBm, G::kBn, G::kThreads),
+                "every thread's copies must be one base address plus compile-time steps");
+  static_assert(
+      rules::a_vector_width_fits_the_rung(G::kConfig.rung, G::kConfig.vector_width),
+      "A is loaded as float4 through registers (4) or by 4-byte cp.async (1, rungs 9-10)");
   static_assert(rules::registers_fit(G::kConfig),
                 "accumulators, fragments and staging must fit the thread's registers");
   static_assert(rules::shared_memory_fits(G::kConfig),
@@ -222,11 +227,21 @@ struct BVectorCopies {
   }
 };
 
-/// One stage of A and B held in registers between the global load and the shared store.
+/// A's part of a stage held in registers between the global load and the shared store.
+template <class G>
+struct AStaging {
+  float4 v[G::kAVectorsPerThread];
+};
+/// B's part.
+template <class G>
+struct BStaging {
+  float4 v[G::kBVectorsPerThread];
+};
+/// One stage of A and B held in registers.
 template <class G>
 struct Staging {
-  float4 a[G::kAVectorsPerThread];
-  float4 b[G::kBVectorsPerThread];
+  AStaging<G> a;
+  BStaging<G> b;
 };
 
 /// *p, or 0 when !in_range (then p is not dereferenced).
@@ -251,23 +266,20 @@ __device__ __forceinline__ float4 load4(const float* row, int col, int cols, boo
   return v;
 }
 
-/// Loads the stage at K offset k0 into registers, zero-filled outside the matrices. A stage
-/// wholly inside A (B) with aligned rows takes unpredicated 16-byte loads; others are guarded.
+/// Loads A's part of the stage at K offset k0 into registers, zero-filled outside A. A part
+/// wholly inside A with aligned rows takes unpredicated 16-byte loads; others are guarded.
 template <class G>
-__device__ __forceinline__ void load_stage_to_registers(Staging<G>& s, const SgemmArgs& args,
-                                                        const BlockTile& tile, int k0,
-                                                        const AVectorCopies<G>& ac,
-                                                        const BVectorCopies<G>& bc) {
+__device__ __forceinline__ void load_a_to_registers(AStaging<G>& s, const SgemmArgs& args,
+                                                    const BlockTile& tile, int k0,
+                                                    const AVectorCopies<G>& ac) {
   using AC = AVectorCopies<G>;
-  using BC = BVectorCopies<G>;
   const int tid = static_cast<int>(threadIdx.x);
-  const bool k_full = k0 + G::kBk <= args.k;
-  if (tile.vector_a && k_full && tile.m0 + G::kBm <= args.m) {
+  if (tile.vector_a && k0 + G::kBk <= args.k && tile.m0 + G::kBm <= args.m) {
     const float* src = args.a + static_cast<long long>(tile.m0 + ac.row0) * args.k + k0 + ac.col0;
 #pragma unroll
     for (int i = 0; i < AC::kCopies; ++i) {
       if (item_exists<G::kAVectors, G::kThreads>(tid, i)) {
-        s.a[i] = __ldg(
+        s.v[i] = __ldg(
             reinterpret_cast<const float4*>(src + AC::row_step(i) * args.k + AC::col_step(i)));
       }
     }
@@ -278,16 +290,25 @@ __device__ __forceinline__ void load_stage_to_registers(Staging<G>& s, const Sge
         const int m = tile.m0 + ac.row0 + AC::row_step(i);
         const bool row_ok = m < args.m;
         const float* row = args.a + static_cast<long long>(row_ok ? m : 0) * args.k;
-        s.a[i] = load4(row, k0 + ac.col0 + AC::col_step(i), args.k, row_ok, tile.vector_a);
+        s.v[i] = load4(row, k0 + ac.col0 + AC::col_step(i), args.k, row_ok, tile.vector_a);
       }
     }
   }
-  if (tile.vector_b && k_full && tile.n0 + G::kBn <= args.n) {
+}
+
+/// Loads B's part of the stage at K offset k0 into registers, zero-filled outside B.
+template <class G>
+__device__ __forceinline__ void load_b_to_registers(BStaging<G>& s, const SgemmArgs& args,
+                                                    const BlockTile& tile, int k0,
+                                                    const BVectorCopies<G>& bc) {
+  using BC = BVectorCopies<G>;
+  const int tid = static_cast<int>(threadIdx.x);
+  if (tile.vector_b && k0 + G::kBk <= args.k && tile.n0 + G::kBn <= args.n) {
     const float* src = args.b + static_cast<long long>(k0 + bc.row0) * args.n + tile.n0 + bc.col0;
 #pragma unroll
     for (int i = 0; i < BC::kCopies; ++i) {
       if (item_exists<G::kBVectors, G::kThreads>(tid, i)) {
-        s.b[i] = __ldg(
+        s.v[i] = __ldg(
             reinterpret_cast<const float4*>(src + BC::row_step(i) * args.n + BC::col_step(i)));
       }
     }
@@ -298,39 +319,63 @@ __device__ __forceinline__ void load_stage_to_registers(Staging<G>& s, const Sge
         const int k = k0 + bc.row0 + BC::row_step(i);
         const bool row_ok = k < args.k;
         const float* row = args.b + static_cast<long long>(row_ok ? k : 0) * args.n;
-        s.b[i] = load4(row, tile.n0 + bc.col0 + BC::col_step(i), args.n, row_ok, tile.vector_b);
+        s.v[i] = load4(row, tile.n0 + bc.col0 + BC::col_step(i), args.n, row_ok, tile.vector_b);
       }
     }
   }
 }
 
-/// Stores the staged registers into `stage`: A transposed (four 4-byte stores per float4), B as
-/// float4s (a warp's stores cover 512 consecutive bytes).
+/// Loads the stage at K offset k0 (A and B) into registers, zero-filled outside the matrices.
 template <class G>
-__device__ __forceinline__ void store_stage_to_shared(const Staging<G>& s, float* stage,
-                                                      const AVectorCopies<G>& ac,
-                                                      const BVectorCopies<G>& bc) {
+__device__ __forceinline__ void load_stage_to_registers(Staging<G>& s, const SgemmArgs& args,
+                                                        const BlockTile& tile, int k0,
+                                                        const AVectorCopies<G>& ac,
+                                                        const BVectorCopies<G>& bc) {
+  load_a_to_registers<G>(s.a, args, tile, k0, ac);
+  load_b_to_registers<G>(s.b, args, tile, k0, bc);
+}
+
+/// Stores staged A into `stage`, transposed: four 4-byte stores per float4.
+template <class G>
+__device__ __forceinline__ void store_a_to_shared(const AStaging<G>& s, float* stage,
+                                                  const AVectorCopies<G>& ac) {
   using AC = AVectorCopies<G>;
-  using BC = BVectorCopies<G>;
   const int tid = static_cast<int>(threadIdx.x);
   float* at = stage + ac.col0 * G::kLdaT + ac.row0;
-  float* b = stage + G::kAFloats + bc.row0 * G::kBn + bc.col0;
 #pragma unroll
   for (int i = 0; i < AC::kCopies; ++i) {
     if (item_exists<G::kAVectors, G::kThreads>(tid, i)) {
       float* dst = at + AC::col_step(i) * G::kLdaT + AC::row_step(i);
-      dst[0 * G::kLdaT] = s.a[i].x;
-      dst[1 * G::kLdaT] = s.a[i].y;
-      dst[2 * G::kLdaT] = s.a[i].z;
-      dst[3 * G::kLdaT] = s.a[i].w;
+      dst[0 * G::kLdaT] = s.v[i].x;
+      dst[1 * G::kLdaT] = s.v[i].y;
+      dst[2 * G::kLdaT] = s.v[i].z;
+      dst[3 * G::kLdaT] = s.v[i].w;
     }
   }
+}
+
+/// Stores staged B into `stage` as float4s (a warp's stores cover 512 consecutive bytes).
+template <class G>
+__device__ __forceinline__ void store_b_to_shared(const BStaging<G>& s, float* stage,
+                                                  const BVectorCopies<G>& bc) {
+  using BC = BVectorCopies<G>;
+  const int tid = static_cast<int>(threadIdx.x);
+  float* b = stage + G::kAFloats + bc.row0 * G::kBn + bc.col0;
 #pragma unroll
   for (int i = 0; i < BC::kCopies; ++i) {
     if (item_exists<G::kBVectors, G::kThreads>(tid, i)) {
-      *reinterpret_cast<float4*>(b + BC::row_step(i) * G::kBn + BC::col_step(i)) = s.b[i];
+      *reinterpret_cast<float4*>(b + BC::row_step(i) * G::kBn + BC::col_step(i)) = s.v[i];
     }
   }
+}
+
+/// Stores the staged stage (A transposed, B as float4s) into `stage`.
+template <class G>
+__device__ __forceinline__ void store_stage_to_shared(const Staging<G>& s, float* stage,
+                                                      const AVectorCopies<G>& ac,
+                                                      const BVectorCopies<G>& bc) {
+  store_a_to_shared<G>(s.a, stage, ac);
+  store_b_to_shared<G>(s.b, stage, bc);
 }
 
 // ---- cp.async global loads (rungs 9, 10) ------------------------------------------------------

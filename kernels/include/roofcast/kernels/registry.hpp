@@ -100,56 +100,68 @@ inline constexpr RegistryEntry kRegistry[] = {
 
     // ---- rungs 7-10 ---------------------------------------------------------------------
     // RUNGS_7_TO_10 (filled by the rungs 7-10 work)
-    // Rungs 7-10 share one tile vocabulary (rules_rungs_7_10.hpp): every config is A^T padded
-    // (layout kPadded), float4 (vector 4). The sweep runs from low reuse (32x32 tiles, 4x4 per
-    // thread) through the 128x128 / 128x256 sweet spot (8x8 and 8x16 per thread, 2 or 1 blocks
-    // per SM) to 256x128 tiles with 16x8 per thread (one block per SM, boundary waste).
+    // Rungs 7-10 share one tile vocabulary (rules_rungs_7_10.hpp); every config stores A
+    // transposed and padded (layout kPadded). vector_width is the width of A's global loads:
+    // 4 = float4 through registers, 1 = 4-byte cp.async straight into A^T (rungs 9, 10).
+    // Each headline is the fastest config of its rung in a development timing at 4096^3 on the
+    // H200 (roofcast-ladder-check --time); the sweeps run from low reuse (32x32 tiles, 4x4 per
+    // thread) through 128x128 (8x8 at two blocks per SM, 8x16 at 128 threads) to 256x128 and
+    // 128x256 tiles with 128 accumulators per thread (one block per SM).
     // entry(role, rung, layout, BM, BN, BK, TM, TN, WM, WN, threads, stages, vector, cluster)
     // rung 7, warp tiling: one shared stage
-    entry(Role::kLadder, 7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 1, 4, 1),
+    entry(Role::kLadder, 7, SmemLayout::kPadded, 128, 128, 16, 8, 8, 64, 32, 256, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 32, 32, 8, 4, 4, 32, 16, 64, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 32, 64, 8, 4, 8, 32, 32, 64, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 64, 64, 8, 4, 8, 32, 32, 128, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 64, 128, 8, 8, 8, 32, 64, 128, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 128, 128, 8, 4, 8, 32, 32, 512, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 128, 128, 8, 8, 8, 64, 32, 256, 1, 4, 1),
-    entry(Role::kSweep, 7, SmemLayout::kPadded, 128, 128, 16, 8, 8, 64, 32, 256, 1, 4, 1),
+    entry(Role::kSweep, 7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 1, 4, 1),
+    entry(Role::kSweep, 7, SmemLayout::kPadded, 128, 128, 32, 8, 8, 64, 32, 256, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 128, 256, 8, 8, 16, 64, 64, 256, 1, 4, 1),
     entry(Role::kSweep, 7, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 1, 4, 1),
+    entry(Role::kSweep, 7, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 1, 4, 1),
     // rung 8, double buffering: two shared stages, register-staged prefetch, two fragments
-    entry(Role::kLadder, 8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4, 1),
+    entry(Role::kLadder, 8, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 32, 32, 8, 4, 4, 32, 16, 64, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 64, 64, 8, 4, 8, 32, 32, 128, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 64, 64, 16, 8, 4, 32, 32, 128, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 64, 8, 8, 8, 64, 32, 128, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 128, 8, 8, 8, 64, 32, 256, 2, 4, 1),
-    entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 128, 8, 8, 8, 32, 64, 256, 2, 4, 1),
+    entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4, 1),
+    entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 128, 8, 16, 8, 64, 64, 128, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 128, 16, 8, 16, 64, 64, 128, 2, 4, 1),
     entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 256, 8, 8, 16, 64, 64, 256, 2, 4, 1),
-    entry(Role::kSweep, 8, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 2, 4, 1),
-    // rung 9, cp.async pipeline: 2..4 stages
-    entry(Role::kLadder, 9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 1),
+    entry(Role::kSweep, 8, SmemLayout::kPadded, 128, 256, 8, 16, 8, 64, 64, 256, 2, 4, 1),
+    entry(Role::kSweep, 8, SmemLayout::kPadded, 256, 128, 8, 8, 16, 64, 64, 256, 2, 4, 1),
+    entry(Role::kSweep, 8, SmemLayout::kPadded, 256, 128, 8, 16, 8, 128, 32, 256, 2, 4, 1),
+    entry(Role::kSweep, 8, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 2, 4, 1),
+    // rung 9, cp.async pipeline: 2..4 stages; A through registers (v4) or 4-byte cp.async (v1)
+    entry(Role::kLadder, 9, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 3, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 32, 32, 8, 4, 4, 32, 16, 64, 3, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 64, 64, 8, 4, 8, 32, 32, 128, 3, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 64, 128, 8, 8, 8, 32, 64, 128, 3, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 8, 8, 64, 32, 256, 3, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 4, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 16, 8, 64, 64, 128, 3, 4, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 16, 8, 16, 64, 64, 128, 3, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 32, 8, 8, 64, 32, 256, 2, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 256, 8, 8, 16, 64, 64, 256, 3, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 256, 8, 8, 16, 32, 128, 256, 3, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 256, 16, 8, 16, 64, 64, 256, 4, 4, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 2, 4, 1),
     entry(Role::kSweep, 9, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4, 1),
-    entry(Role::kSweep, 9, SmemLayout::kPadded, 256, 128, 8, 8, 16, 64, 64, 256, 3, 4, 1),
-    // rung 10, Hopper cluster: B stages multicast to a cluster of 2 (or 4) blocks
-    entry(Role::kLadder, 10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 2),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 1),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 4, 4, 4),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 128, 8, 8, 8, 64, 32, 256, 3, 4, 2),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 256, 8, 8, 16, 64, 64, 256, 3, 4, 2),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 8, 16, 64, 64, 256, 3, 4, 2),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 256, 128, 8, 16, 8, 128, 32, 256, 3, 4, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 4, 4, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 1, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 128, 256, 16, 8, 16, 64, 64, 256, 4, 1, 1),
+    entry(Role::kSweep, 9, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 1, 1),
+    // rung 10, Hopper cluster: B stages multicast by bulk copies to a cluster of 2 (1, 4) blocks
+    entry(Role::kLadder, 10, SmemLayout::kPadded, 128, 256, 16, 8, 16, 64, 64, 256, 4, 4, 2),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 2),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1, 1),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1, 2),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4, 1),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4, 2),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 4, 4, 4),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 3, 4, 2),
 };
 // clang-format on
 

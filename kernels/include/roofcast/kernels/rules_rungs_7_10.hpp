@@ -13,7 +13,11 @@
 //             each fragment is read from shared memory with one 16-byte load per sub-tile, and
 //             the threads of a warp read consecutive 16-byte chunks (no bank conflict).
 //   stages    shared-memory buffers along K: 1 (rung 7), 2 (rung 8), 2..4 (rungs 9, 10).
-//   vector_width  4: global loads and shared-memory fragment reads are float4 (16 bytes).
+//   vector_width  width of A's global loads. 4: float4 loads into registers, stored transposed
+//             into A^T with four 4-byte shared stores (rungs 7-10); 1: 4-byte cp.async copies
+//             straight into A^T (rungs 9, 10: the 16-byte form cannot transpose). B is always
+//             fetched 16 bytes at a time (4-byte loads only where its rows are misaligned) and
+//             fragments are always read from shared memory as float4.
 //   layout    kPadded: A is stored transposed (A^T, BK rows of BM floats) with each row padded
 //             by one float4, so the transposing stores of a warp hit 32 different banks.
 //   cluster   blocks per thread-block cluster (rung 10 only; 1 elsewhere): the blocks of a
@@ -69,6 +73,22 @@ constexpr bool stages_fit_the_rung(int rung, int stages) {
   if (rung == 8) return stages == 2;
   return stages >= 2 && stages <= 4;
 }
+/// A's global loads: float4 through registers (4) on every rung, or 4-byte cp.async straight
+/// into A^T (1) on the cp.async rungs 9 and 10.
+constexpr bool a_vector_width_fits_the_rung(int rung, int vector_width) {
+  return vector_width == 4 || (vector_width == 1 && rung >= 9);
+}
+/// The copy walks of rungs 7-10 (warp_common.cuh Walk) need, for A, threads / 2 (float4 pairs)
+/// and threads / 8 (4-byte chunks) to divide BM or be divided by it, and for B, threads to
+/// divide BN / 4 (float4s of a row) and BN or be divided by them: every thread's copies are
+/// then one base address plus compile-time steps.
+constexpr bool divides_or_divided(int a, int b) {
+  return a >= 1 && b >= 1 && (a % b == 0 || b % a == 0);
+}
+constexpr bool copies_walk_regularly(int bm, int bn, int threads) {
+  return divides_or_divided(bm, threads / 2) && divides_or_divided(bm, threads / 8) &&
+         divides_or_divided(bn / 4, threads) && divides_or_divided(bn, threads);
+}
 /// Clusters only on rung 10: 1, 2 or 4 blocks, each multicasting BK / cluster rows of B.
 constexpr bool cluster_fits_the_rung(int rung, int cluster, int bk) {
   if (rung != 10) return cluster == 1;
@@ -89,10 +109,13 @@ constexpr int shared_memory_bytes_rungs_7_10(const gemm::TileConfig& c) {
   return c.rung == 10 ? tiles + 2 * c.stages * kMbarrierBytes : tiles;
 }
 
-/// Staging registers of one thread for the register-staged global prefetch (rungs 7, 8):
-/// the block's A and B stage, (BM + BN) * BK floats, over its threads; 0 for cp.async rungs.
+/// Staging registers of one thread for the register-staged global prefetch: the block's A and
+/// B stage, (BM + BN) * BK floats, over its threads (rungs 7, 8); A's part, BM * BK, on rungs
+/// 9 and 10 with float4 A loads (B goes by cp.async or bulk copies); 0 with 4-byte A copies.
 constexpr int staging_registers_rungs_7_10(const gemm::TileConfig& c) {
-  return c.rung <= 8 ? (c.bm + c.bn) * c.bk / c.threads : 0;
+  if (c.threads < 1) return 0;
+  if (c.rung <= 8) return (c.bm + c.bn) * c.bk / c.threads;
+  return c.vector_width == 4 ? c.bm * c.bk / c.threads : 0;
 }
 
 /// Registers per thread the kernel needs, an estimate used for __launch_bounds__:
@@ -148,7 +171,14 @@ constexpr const char* violated_rule_rungs_7_10(const gemm::TileConfig& c) {
   if (!stages_fit_the_rung(c.rung, c.stages)) {
     return "rungs 7-10: stages must be 1 (rung 7), 2 (rung 8) or 2..4 (rungs 9, 10)";
   }
-  if (c.vector_width != 4) return "rungs 7-10: vector_width must be 4 (float4 loads)";
+  if (!a_vector_width_fits_the_rung(c.rung, c.vector_width)) {
+    return "rungs 7-10: vector_width must be 4 (float4 A loads), or 1 (4-byte cp.async A copies) "
+           "on rungs 9 and 10";
+  }
+  if (!copies_walk_regularly(c.bm, c.bn, c.threads)) {
+    return "rungs 7-10: threads / 2 and threads / 8 must divide BM or be divided by it, and "
+           "threads must divide BN / 4 and BN or be divided by them (regular copy walks)";
+  }
   if (c.layout != gemm::SmemLayout::kPadded) {
     return "rungs 7-10: layout must be padded (A^T rows padded by one float4)";
   }
