@@ -91,7 +91,7 @@ RegisterEstimate estimate_registers(const gemm::TileConfig& config, const Kernel
   r.fragments = (a.a_fragment + a.b_fragment) * (two_fragments ? 2 : 1);
   // Prefetching through registers keeps the next tile's values live during the compute phase;
   // otherwise they live only between the load and the store, before the compute phase.
-  const bool staging_live = a.prefetch_tiles > 0 && !a.async_copy;
+  const bool staging_live = a.prefetch_tiles > 0;
   r.staging = staging_live ? a.staging_registers : 0;
   const int transient = staging_live ? 0 : a.staging_registers;
   r.addressing = kAddressRegisters;
@@ -284,7 +284,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   LatencyHiding& h = p.latency;
   h.blocks_per_sm = p.occupancy.blocks_per_sm;
   h.global_latency_cycles = l1_hit * lat.shared_memory_cycles + (1 - l1_hit) * memory_latency;
-  h.overhead_cycles = a.rung == 1 ? 0.0 : (a.async_copy ? 1 : 2) * lat.shared_memory_cycles;
+  const bool all_async = a.a_async_copy && a.b_async_copy;
+  h.overhead_cycles = a.rung == 1 ? 0.0 : (all_async ? 1 : 2) * lat.shared_memory_cycles;
   h.tile_issue_cycles = std::max(m.instructions_per_warp_tile * ceil_div_int(m.warps, m.schedulers),
                                  a.k_tile * lat.ffma_cycles);
   h.tile_cycle_cycles =

@@ -377,11 +377,13 @@ constexpr int kWarpTilingPadFloats = 4;
 /// (l / (WN/TN), l % (WN/TN)) of the warp's grid and reads, per k, TM/4 float4 of A^T row k at
 /// a_col = warp_m*WM + (l / (WN/TN))*4 + i*4*(WM/TM) and TN/4 float4 of B row k likewise.
 /// Global copies:
-///   register-staged (rungs 7, 8): A float4 pairs, thread t at row (t/2) % BM, K-column
-///     8*((t/2) / BM) + 4*(t%2), stored transposed by four 4-byte stores; B float4 along rows;
-///   cp.async (rungs 9, 10): A by 4-byte copies, thread t at row (t/8) % BM, K-column
-///     8*((t/8) / BM) + t%8; B by 16-byte copies along rows (rung 10: bulk copies of whole B
-///     rows by one thread, multicast to the cluster).
+///   A, vector_width 4 (every rung): float4 pairs through registers, thread t at row
+///     (t/2) % BM, K-column 8*((t/2) / BM) + 4*(t%2), stored transposed by four 4-byte stores;
+///   A, vector_width 1 (rungs 9, 10): 4-byte cp.async copies straight into A^T, thread t at
+///     row (t/8) % BM, K-column 8*((t/8) / BM) + t%8;
+///   B: float4 along rows, through registers (rungs 7, 8), by 16-byte cp.async (rung 9) or by
+///     bulk copies of whole rows issued by the lanes of warp 0 and multicast to the cluster
+///     (rung 10; cp.async where B's rows are not 16-byte aligned).
 void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape& s,
                         KernelAnatomy& a) {
   const int lda = c.bm + kWarpTilingPadFloats;
@@ -395,7 +397,9 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.b_vector = p.n % kVectorFloats == 0;
   a.prefetch_tiles = c.rung == 7 ? 0 : std::max(1, c.stages - 1);
   a.fragment_double_buffer = c.rung >= 8;
-  a.async_copy = c.rung >= 9;
+  const bool a_in_registers = c.rung <= 8 || c.vector_width == kVectorFloats;
+  a.a_async_copy = !a_in_registers;
+  a.b_async_copy = c.rung >= 9;
   a.b_bulk_copy = c.rung == 10 && a.b_vector;
   const double a_vectors = ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads);
   const double b_vectors = ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads);
@@ -421,7 +425,7 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
       }
     }
   };
-  if (!a.async_copy) {
+  if (a_in_registers) {
     walk_chunks(2, kVectorFloats);
     a.global_a.instructions = a.a_vector ? a_vectors : kVectorFloats * a_vectors;
     a.global_a.vector_floats = a.a_vector ? kVectorFloats : 1;
@@ -431,7 +435,8 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
     a.store_a.instructions = kVectorFloats * a_vectors;
     a.store_a.wavefronts =
         shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_a.wavefronts_ideal);
-    a.staging_registers = static_cast<int>(kVectorFloats * (a_vectors + b_vectors));
+    a.staging_registers =
+        static_cast<int>(kVectorFloats * (a_vectors + (a.b_async_copy ? 0 : b_vectors)));
   } else {
     walk_chunks(8, 1);
     a.global_a.instructions = a_elements;
@@ -475,8 +480,8 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.load_b.wavefronts =
       shared_wavefronts(shared, s.lanes, kVectorFloats, s.banks, &a.load_b.wavefronts_ideal);
   // Barriers per stage: two with one buffer (rung 7), one once the next stage lands in
-  // another buffer (rungs 8-10, which also wait for their copies: one more instruction).
-  a.barriers = c.rung == 7 ? 2 : (a.async_copy ? 2 : 1);
+  // another buffer (rungs 8-10; the cp.async rungs also wait for their copies: one more).
+  a.barriers = c.rung == 7 ? 2 : (c.rung >= 9 ? 2 : 1);
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
                        kLoopInstructionsPerTile;
   const int c_vectors = a.outputs_per_thread / kVectorFloats;

@@ -125,8 +125,13 @@ TEST(Registers, EstimateParts) {
   EXPECT_EQ(r.staging, 16);
   EXPECT_EQ(r.pipeline, 3);
   EXPECT_EQ(r.total, 128 + 48 + 16 + 18 + 3);
-  // Rung 9: cp.async stages nothing in registers.
+  // Rung 9 with A through registers: A's 8 floats stay live; with 4-byte cp.async: none.
   r = estimate_registers(kRung9, kernel_anatomy(p, kRung9));
+  EXPECT_EQ(r.staging, 8);
+  EXPECT_EQ(r.total, 128 + 48 + 8 + 18 + 4);
+  TileConfig r9_async = kRung9;
+  r9_async.vector_width = 1;
+  r = estimate_registers(r9_async, kernel_anatomy(p, r9_async));
   EXPECT_EQ(r.staging, 0);
   EXPECT_EQ(r.total, 128 + 48 + 18 + 4);
 }

@@ -233,9 +233,18 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_DOUBLE_EQ(r8.barriers, 1);
   c.rung = 9;
   c.stages = 3;
+  // vector_width 4: A through registers (a stage ahead), B by 16-byte cp.async.
+  const KernelAnatomy r9_registers = kernel_anatomy(k4096, c);
+  EXPECT_EQ(r9_registers.prefetch_tiles, 2);
+  EXPECT_FALSE(r9_registers.a_async_copy);
+  EXPECT_TRUE(r9_registers.b_async_copy);
+  EXPECT_EQ(r9_registers.staging_registers, 4 * 2);  // A's float4s only
+  EXPECT_DOUBLE_EQ(r9_registers.instructions(),
+                   r7.instructions() - r7.barriers - r7.store_b.instructions + 2);
+  // vector_width 1: A by 4-byte cp.async straight into A^T.
+  c.vector_width = 1;
   const KernelAnatomy r9 = kernel_anatomy(k4096, c);
-  EXPECT_EQ(r9.prefetch_tiles, 2);
-  EXPECT_TRUE(r9.async_copy);
+  EXPECT_TRUE(r9.a_async_copy);
   EXPECT_EQ(r9.staging_registers, 0);
   EXPECT_DOUBLE_EQ(r9.global_a.instructions, 8);  // 4-byte copies: 1024 floats / 128 threads
   EXPECT_EQ(r9.global_a.wavefronts, 4);           // 4 rows x 32 bytes
@@ -247,6 +256,7 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
                                           r9.integer_overhead);
   c.rung = 10;
   c.cluster = 2;
+  c.vector_width = 4;
   const KernelAnatomy r10 = kernel_anatomy(k4096, c);
   EXPECT_TRUE(r10.b_bulk_copy);
   EXPECT_DOUBLE_EQ(r10.global_b.instructions, 0);

@@ -100,8 +100,9 @@ struct RegisterEstimate {
                          // double-buffer them, and for rungs 3-7 the compiler hoists the next
                          // k's shared reads above the current FFMAs (BK loop fully unrolled)
   int staging = 0;       // global values held across the compute phase (prefetching rungs
-                         // that stage through registers; 0 otherwise: loaded and stored
-                         // before the compute phase, counted when larger than the fragments)
+                         // that stage A or B through registers; without prefetch they are
+                         // loaded and stored before the compute phase and count only when
+                         // larger than the fragments)
   int addressing = 0;    // pointers (A, B, C: 2 each), sizes, tile origins, thread indices,
                          // loop counter, alpha and beta: kAddressRegisters
   int pipeline = 0;      // stage index and one shared offset per stage (stages > 1)
@@ -176,7 +177,7 @@ struct PredictInput {
 ///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
 /// with L_global = l1_hit * L_shared + (1 - l1_hit) * (hit * L_l2 + (1 - hit) * L_dram) and
 /// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
-/// 2 * L_shared; cp.async: L_shared; none for rung 1). The SM runs B blocks: per K tile it
+/// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs B blocks: per K tile it
 /// needs round_issue = instructions per warp * ceil(B * warps / schedulers) cycles of issue
 /// (Little's law: the latency is hidden when round_issue >= tile_cycle).
 struct LatencyHiding {

@@ -49,7 +49,8 @@ struct KernelAnatomy {
   int b_fragment = 0;                   // B values read into registers per k
   int prefetch_tiles = 0;               // global->shared prefetch distance: 0 = load, wait, compute
   bool fragment_double_buffer = false;  // shared->register fragments prefetched one k ahead
-  bool async_copy = false;    // cp.async / bulk copies: global->shared, no register staging
+  bool a_async_copy = false;  // A reaches shared memory by cp.async (no STS, no staging)
+  bool b_async_copy = false;  // B by cp.async or bulk copies
   bool b_bulk_copy = false;   // rung 10: B stages arrive by bulk copy (no thread instructions)
   int staging_registers = 0;  // global values a thread holds between LDG and STS
   bool a_vector = false;      // A global loads are float4 (K % 4 == 0)
@@ -67,9 +68,10 @@ struct KernelAnatomy {
   double epilogue_instructions = 0;  // per thread, once per block: alpha scaling and C stores
 
   /// Every instruction a thread issues per K tile. With cp.async the stores are the global
-  /// copies themselves (store_* count their shared-memory wavefronts only).
+  /// copies themselves (store_* then count their shared-memory wavefronts only).
   double instructions() const {
-    const double stores = async_copy ? 0.0 : store_a.instructions + store_b.instructions;
+    const double stores = (a_async_copy ? 0.0 : store_a.instructions) +
+                          (b_async_copy ? 0.0 : store_b.instructions);
     return ffma + global_a.instructions + global_b.instructions + stores + load_a.instructions +
            load_b.instructions + barriers + integer_overhead;
   }
@@ -137,9 +139,10 @@ int padded_row_floats(int cols);
 ///               fragment reads, layout plain / padded / swizzled (common.cuh SmemTile);
 ///   rungs 7-10  warp_common.cuh: A^T rows padded by one float4, A float4 pairs in chunks of
 ///               8 K-columns, fragments as (TM/4) x (TN/4) float4 sub-tiles; rung 8 prefetches
-///               one stage through registers (one barrier per stage); rungs 9-10 copy with
-///               cp.async (A by 4-byte copies, B by 16-byte), stages - 1 stages ahead;
-///               rung 10 brings B by bulk copies shared by the cluster.
+///               one stage through registers (one barrier per stage); rungs 9-10 copy B with
+///               cp.async, stages - 1 stages ahead, and A either through registers
+///               (vector_width 4) or by 4-byte cp.async (vector_width 1); rung 10 brings B by
+///               bulk copies shared by the cluster.
 KernelAnatomy kernel_anatomy(const gemm::Problem& problem, const gemm::TileConfig& config,
                              int banks = 32);
 
