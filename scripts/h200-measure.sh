@@ -23,10 +23,10 @@ for tool in memcheck racecheck; do
   {
     echo "# compute-sanitizer --tool $tool, git revision $revision, $(date -u +%FT%TZ)"
     compute-sanitizer --version | tail -1
-    compute-sanitizer --tool "$tool" --error-exitcode 3 \
+    timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 3 \
       "$build/validation/roofcast-ladder-check" --headline-only --sizes "$sanitizer_sizes" \
       --rasters row_major,grouped:2
-    echo "exit status: $?"
+    echo "exit status: $? (124: stopped by the 120 s timeout)"
   } >"$out/sanitizer-$tool.log" 2>&1
   tail -3 "$out/sanitizer-$tool.log"
 done
