@@ -177,9 +177,9 @@ struct PredictInput {
 ///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
 /// with L_global = l1_hit * L_shared + (1 - l1_hit) * (hit * L_l2 + (1 - hit) * L_dram) and
 /// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
-/// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs B blocks: per K tile it
-/// needs round_issue = instructions per warp * ceil(B * warps / schedulers) cycles of issue
-/// (Little's law: the latency is hidden when round_issue >= tile_cycle).
+/// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs
+/// B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps / schedulers)
+/// cycles of issue (Little's law: the latency is hidden when round_issue >= tile_cycle).
 struct LatencyHiding {
   int blocks_per_sm = 0;
   int warps_per_scheduler = 0;       // ceil(B * warps / schedulers)

@@ -49,8 +49,8 @@ struct KernelAnatomy {
   int b_fragment = 0;                   // B values read into registers per k
   int prefetch_tiles = 0;               // global->shared prefetch distance: 0 = load, wait, compute
   bool fragment_double_buffer = false;  // shared->register fragments prefetched one k ahead
-  bool a_async_copy = false;  // A reaches shared memory by cp.async (no STS, no staging)
-  bool b_async_copy = false;  // B by cp.async or bulk copies
+  bool a_async_copy = false;            // A reaches shared memory by cp.async (no STS, no staging)
+  bool b_async_copy = false;            // B by cp.async or bulk copies
   bool b_bulk_copy = false;   // rung 10: B stages arrive by bulk copy (no thread instructions)
   int staging_registers = 0;  // global values a thread holds between LDG and STS
   bool a_vector = false;      // A global loads are float4 (K % 4 == 0)
@@ -70,8 +70,8 @@ struct KernelAnatomy {
   /// Every instruction a thread issues per K tile. With cp.async the stores are the global
   /// copies themselves (store_* then count their shared-memory wavefronts only).
   double instructions() const {
-    const double stores = (a_async_copy ? 0.0 : store_a.instructions) +
-                          (b_async_copy ? 0.0 : store_b.instructions);
+    const double stores =
+        (a_async_copy ? 0.0 : store_a.instructions) + (b_async_copy ? 0.0 : store_b.instructions);
     return ffma + global_a.instructions + global_b.instructions + stores + load_a.instructions +
            load_b.instructions + barriers + integer_overhead;
   }
