@@ -7,7 +7,12 @@
 namespace roofcast {
 namespace {
 
-GpuSpec h200() { return embedded_spec("h200-sxm"); }
+// The H200 as the datasheet and the card describe it, without its measured block.
+GpuSpec h200() {
+  GpuSpec gpu = embedded_spec("h200-sxm");
+  gpu.measured.reset();
+  return gpu;
+}
 
 GpuSpec h200_measured() {
   GpuSpec gpu = h200();
