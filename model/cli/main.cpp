@@ -23,6 +23,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "accuracy_views.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -50,6 +51,7 @@ const char* const kUsage =
     "  table       occupancy of representative SGEMM kernels on every GPU (the main job)\n"
     "  predict     predicted time and TFLOPS of an SGEMM ladder config, with every term\n"
     "  roofline    a GPU's roofline ceilings (spec and measured) and ridge points\n"
+    "  accuracy    the model against a committed measurement: fit, errors, ranking, L2\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
@@ -280,17 +282,6 @@ std::pair<int, int> derived_warp_tile(const roofcast::gemm::TileConfig& c) {
   return {0, 0};
 }
 
-/// The launch bound's minimum blocks per SM the ladder kernel of this config declares
-/// (rules_rungs_*.hpp); 0 for rungs without one.
-int ladder_min_blocks_per_sm(const roofcast::gemm::TileConfig& c) {
-  namespace rules = roofcast::kernels::rules;
-  if (c.rung >= 4 && c.rung <= 6) {
-    return rules::tiling_min_blocks_per_sm(c.bm, c.bn, c.bk, c.tm, c.tn, c.threads);
-  }
-  if (c.rung >= 7) return rules::min_blocks_per_sm_rungs_7_10(c);
-  return 0;
-}
-
 int run_predict(const std::vector<std::string>& args) {
   namespace gemm = roofcast::gemm;
   po::options_description desc(
@@ -425,7 +416,7 @@ int run_predict(const std::vector<std::string>& args) {
   }
   in.c_is_read = vm["beta"].as<double>() != 0.0;
   in.shared_memory_bytes = roofcast::kernels::shared_memory_bytes(c);
-  in.min_blocks_per_sm = ladder_min_blocks_per_sm(c);
+  in.min_blocks_per_sm = roofcast::kernels::launch_bounds_min_blocks(c);
   const int needed_cc = roofcast::kernels::minimum_compute_capability(c);
   if (gpu.compute_capability.major * 10 + gpu.compute_capability.minor < needed_cc) {
     report.notes.push_back("the ladder kernel needs compute capability " +
@@ -450,6 +441,43 @@ int run_predict(const std::vector<std::string>& args) {
 
 }  // namespace
 
+int run_accuracy(const std::vector<std::string>& args) {
+  po::options_description desc(
+      "roofcast accuracy: the prediction model against a GPU's committed SGEMM ladder measurement "
+      "(calibration on the training split, MAPE on training and held-out cases, per rung, the "
+      "tile sweep's ranking, L2 hit rates against Nsight Compute)");
+  add_common(desc);
+  add_gpu_options(desc);
+  desc.add_options()(
+      "measurements", po::value<std::string>(),
+      "the sgemm-ladder JSON (default: data/measurements/<gpu id>/sgemm-ladder.json)")(
+      "l2-model", po::value<std::string>()->default_value("roofcast"),
+      "L2 model of the time model: roofcast or published")("cases", "list every case");
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const roofcast::GpuSpec gpu = gpu_from(vm);
+  const std::string l2_text = vm["l2-model"].as<std::string>();
+  if (l2_text != "roofcast" && l2_text != "published") {
+    throw UsageError("--l2-model must be roofcast or published, got '" + l2_text + "'");
+  }
+  const std::string path = vm.count("measurements")
+                               ? vm["measurements"].as<std::string>()
+                               : "data/measurements/" + gpu.id + "/sgemm-ladder.json";
+  const auto measurement = roofcast::validation::load_ladder_measurement(path);
+  const auto accuracy = roofcast::validation::evaluate_model(
+      gpu, measurement,
+      l2_text == "roofcast" ? roofcast::L2Model::kRoofcast : roofcast::L2Model::kPublished);
+  if (vm.count("json")) {
+    std::cout << roofcast::views::accuracy_json(accuracy).dump(1) << "\n";
+  } else {
+    std::cout << roofcast::views::accuracy_text(accuracy, vm.count("cases") != 0U);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
@@ -464,6 +492,7 @@ int main(int argc, char** argv) {
     if (command == "table") return run_table(args);
     if (command == "predict") return run_predict(args);
     if (command == "roofline") return run_roofline(args);
+    if (command == "accuracy") return run_accuracy(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

@@ -162,6 +162,9 @@ inline constexpr RegistryEntry kRegistry[] = {
     entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4, 2),
     entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 4, 4, 4),
     entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 3, 4, 2),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 4, 4, 2),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 4, 4, 1),
+    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 4, 4, 2),
 };
 // clang-format on
 
@@ -192,6 +195,16 @@ constexpr int shared_memory_bytes(const TileConfig& c) {
 constexpr const char* violated_rule(const TileConfig& c) {
   if (c.rung < 1 || c.rung > gemm::kRungCount) return "rung must be 1..10";
   return c.rung <= 6 ? rules::violated_rule_rungs_1_6(c) : rules::violated_rule_rungs_7_10(c);
+}
+
+/// The minimum blocks per SM a config's kernel declares in __launch_bounds__ (0: none); ptxas
+/// keeps its registers low enough for that many blocks.
+constexpr int launch_bounds_min_blocks(const TileConfig& c) {
+  if (c.rung >= 4 && c.rung <= 6) {
+    return rules::tiling_min_blocks_per_sm(c.bm, c.bn, c.bk, c.tm, c.tn, c.threads);
+  }
+  if (c.rung >= 7) return rules::min_blocks_per_sm_rungs_7_10(c);
+  return 0;
 }
 
 /// Minimum compute capability (major*10+minor) the config's kernel needs.
