@@ -36,12 +36,14 @@ class NameFilter {
 };
 
 /// The default Nsight Compute subset: ladder configs of rungs 7-10 at the ncu sizes, each raster
-/// order, and cuBLAS at 4096^3 (1024^3 with quick).
+/// order (the L2 model's validation), rungs 1-6 and cuBLAS at 4096^3 (1024^3 with quick): the
+/// stall reasons that explain each rung's place on the ladder.
 bool default_profile(const PlannedCase& c, bool quick) {
   if (c.set != CaseSet::kLadder || !contains(ncu_problems(quick), c.spec.problem)) return false;
-  if (!c.spec.registry_index) return c.spec.problem == cube(quick ? 1024 : 4096);
+  const bool headline_size = c.spec.problem == cube(quick ? 1024 : 4096);
+  if (!c.spec.registry_index) return headline_size;
   const kernels::RegistryEntry& entry = kernels::kRegistry[*c.spec.registry_index];
-  return entry.role == kernels::Role::kLadder && entry.config.rung >= 7;
+  return entry.role == kernels::Role::kLadder && (entry.config.rung >= 7 || headline_size);
 }
 
 void add_ladder_set(const PlanOptions& options, const NameFilter& kernels_filter,

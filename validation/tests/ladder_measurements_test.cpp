@@ -457,7 +457,7 @@ TEST(ValidatePlan, KernelsRegexFilters) {
   EXPECT_THROW(build_plan(options), std::regex_error);
 }
 
-TEST(ValidatePlan, NcuSubsetDefaultsToRungsSevenToTenAndCublasAt4096) {
+TEST(ValidatePlan, NcuSubsetDefaultsToRungsSevenToTenAndEveryRungAndCublasAt4096) {
   PlanOptions options;
   options.ncu = true;
   const std::vector<PlannedCase> plan = build_plan(options);
@@ -467,13 +467,24 @@ TEST(ValidatePlan, NcuSubsetDefaultsToRungsSevenToTenAndCublasAt4096) {
     EXPECT_EQ(c.set, CaseSet::kLadder);
     EXPECT_NE(std::find(ncu_sizes.begin(), ncu_sizes.end(), c.spec.problem), ncu_sizes.end());
     if (c.spec.registry_index) {
-      EXPECT_GE(kernels::kRegistry[*c.spec.registry_index].config.rung, 7);
+      if (!(c.spec.problem == (gemm::Problem{4096, 4096, 4096}))) {
+        EXPECT_GE(kernels::kRegistry[*c.spec.registry_index].config.rung, 7);
+      }
     } else {
       EXPECT_TRUE(c.spec.problem == (gemm::Problem{4096, 4096, 4096}));
     }
   }
   EXPECT_EQ(
       count_if(plan, [](const PlannedCase& c) { return c.profile && !c.spec.registry_index; }), 1u);
+  for (int rung = 1; rung <= 6; ++rung) {
+    EXPECT_GE(count_if(plan,
+                       [rung](const PlannedCase& c) {
+                         return c.profile && c.spec.registry_index &&
+                                kernels::kRegistry[*c.spec.registry_index].config.rung == rung;
+                       }),
+              1u)
+        << "rung " << rung;
+  }
   options.ncu_kernels_regex = "^r01-";
   for (const PlannedCase& c : build_plan(options)) {
     if (!c.profile) continue;
