@@ -39,6 +39,15 @@ double group_rows(std::int64_t tiles_m, const gemm::RasterOrder& raster) {
   return 1;
 }
 
+/// Bytes of C one block writes: BM * BN * 4 (FP32). C stores allocate in L2 (write-back), so
+/// they take room between two uses of an operand panel.
+double c_tile_bytes(const L2Input& in) {
+  return static_cast<double>(in.bm) * static_cast<double>(in.bn) * 4.0;
+}
+
+/// Room for operand reuse: the L2 over kL2CopiesOfSharedData (see the header).
+double effective_l2_bytes(const L2Input& in) { return in.l2_bytes / kL2CopiesOfSharedData; }
+
 /// The parts every reuse shares: the wave, its in-flight retention and the grid.
 struct ReuseContext {
   const L2Input* in = nullptr;
@@ -56,8 +65,11 @@ double reuse_hit(const ReuseContext& ctx, double gap) {
   if (straddle > 0) {
     const WindowFootprint f =
         window_footprint(ctx.in->tiles_m, ctx.in->tiles_n, ctx.in->raster, std::max(gap, ctx.wave));
-    const double distance = f.rows * ctx.in->a_panel_bytes + f.cols * ctx.in->b_panel_bytes;
-    survive = distance > ctx.in->l2_bytes ? ctx.in->l2_bytes / distance : 1.0;
+    const double blocks = std::max(gap, ctx.wave);
+    const double distance = f.rows * ctx.in->a_panel_bytes + f.cols * ctx.in->b_panel_bytes +
+                            blocks * c_tile_bytes(*ctx.in);
+    const double capacity = effective_l2_bytes(*ctx.in);
+    survive = distance > capacity ? capacity / distance : 1.0;
   }
   return (1 - straddle) * ctx.in_flight_retention + straddle * survive;
 }
@@ -173,10 +185,12 @@ L2Result roofcast_hit_rate(const L2Input& in) {
   r.wave_rows = f.rows;
   r.wave_cols = f.cols;
   r.in_flight_bytes = (f.rows * in.a_slab_bytes + f.cols * in.b_slab_bytes) * in.slabs_in_flight;
-  r.in_flight_retention = r.in_flight_bytes > in.l2_bytes ? in.l2_bytes / r.in_flight_bytes : 1.0;
-  r.wave_footprint_bytes = f.rows * in.a_panel_bytes + f.cols * in.b_panel_bytes;
+  const double capacity = effective_l2_bytes(in);
+  r.in_flight_retention = r.in_flight_bytes > capacity ? capacity / r.in_flight_bytes : 1.0;
+  r.wave_footprint_bytes =
+      f.rows * in.a_panel_bytes + f.cols * in.b_panel_bytes + wave * c_tile_bytes(in);
   r.cross_wave_retention =
-      r.wave_footprint_bytes > in.l2_bytes ? in.l2_bytes / r.wave_footprint_bytes : 1.0;
+      r.wave_footprint_bytes > capacity ? capacity / r.wave_footprint_bytes : 1.0;
 
   ReuseContext ctx;
   ctx.in = &in;
@@ -202,7 +216,9 @@ L2Result l2_hit_rate(const L2Input& in, L2Model model) {
 double kernel_sector_hit_rate(double operand_hit_rate, double operand_bytes, double c_write_bytes,
                               double c_read_bytes) {
   const double total = operand_bytes + c_write_bytes + c_read_bytes;
-  return total > 0 ? (operand_hit_rate * operand_bytes + c_write_bytes) / total : 0.0;
+  const double misses =
+      kMissLookupsPerDramSector * ((1 - operand_hit_rate) * operand_bytes + c_read_bytes);
+  return total > 0 ? std::clamp(1 - misses / total, 0.0, 1.0) : 0.0;
 }
 
 }  // namespace roofcast
