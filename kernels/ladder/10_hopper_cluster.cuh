@@ -12,16 +12,23 @@
 // pipeline; 4, float4 loads into registers one stage ahead, stored transposed just before the
 // barrier that ends the previous stage (as on rung 8).
 //
-// Synchronisation, per stage buffer s (mbarriers after the stages in shared memory):
-//  - full[s] (count threads + 1, plus the B bytes as transaction count): every thread's
-//    cp.async copies of the stage (A with vector_width 1; B in a fallback stage) arrive through
-//    cp.async.mbarrier.arrive.noinc; thread 0 arrives with expect_tx of the whole B stage; each
-//    block's multicast completes its bytes on full[s] of every block. Consumers wait on full[s]
-//    with the stage's phase parity (A staged through registers is published by the barrier).
-//  - empty[s] (count cluster): after the barrier that ends a stage, thread 0 of every block
-//    arrives on empty[s] of every block of the cluster (a remote arrive through DSMEM); before
-//    multicasting into buffer s again a block waits on its own empty[s], so no block's buffer
-//    is overwritten while a block still reads it.
+// Pipeline (per K tile one __syncthreads, as on rung 9): stage f lives in buffer f % S; at the
+// start of stage t the copies of stage t + L are issued, L (the lead) = S - 1 with cluster 1
+// and S - 2 with a cluster, whose peers then have one whole stage of slack before a block
+// overwrites (by multicast) a buffer they still read. Synchronisation per buffer s:
+//  - full[s] (count 1): a producer-only barrier. Thread 0 arrives once per use, with expect_tx
+//    of the whole B stage when B is multicast (every block's bulk copies complete their bytes
+//    on full[s] of every block), plainly otherwise. At the end of stage t thread 0 alone waits
+//    on full[(t + 1) % S] before the block barrier; after it every thread checks the (already
+//    completed) phase once, so no warp polls.
+//  - cp.async copies (A with vector_width 1; B in a fallback stage) are tracked per thread with
+//    one commit group per issued stage and cp.async.wait_group L - 1 before the block barrier,
+//    as on rung 9; A staged through registers is stored just before the same barrier.
+//  - empty[s] (count cluster, only with a cluster): after the barrier that ends stage t,
+//    thread 0 arrives on empty[t % S] of every block of the cluster (remote arrive through
+//    DSMEM); before refilling buffer s (use u > 0), thread 0 waits on its own empty[s] for use
+//    u - 1, so no block's buffer is overwritten while a block still reads it.
+// Two cluster barriers in all: after the mbarrier init and before exit.
 // A B stage that is not wholly inside B or whose rows are not 16-byte aligned (N % 4 != 0,
 // the N edge, the K tail) is copied by each block for itself with cp.async instead; the choice
 // depends only on the stage's K offset and the cluster's columns, so all blocks of a cluster
@@ -31,12 +38,6 @@
 // The linear block index maps to the cluster's tile pair through the raster order applied to
 // the grid of cluster tiles (ceil(tiles_m / cluster) x tiles_n); the block's rank inside the
 // cluster gives its tile row.
-//
-// Known limitation: in development timings on the H200 this rung runs clearly below rung 9
-// even with cluster = 1, so the cost is in the mbarrier pipeline rather than the cluster. Not
-// yet measured, the suspects: threads + 1 arrivals on full[s] per stage (every thread's
-// cp.async.mbarrier.arrive.noinc, also when it copied nothing), every thread polling full[s],
-// and warp 0 waiting on empty[s] inside a compute warp.
 //
 // Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
 // (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 1 or 4, layout = padded,
@@ -90,22 +91,17 @@ __device__ __forceinline__ void arrive(std::uint32_t bar) {
 }
 
 /// Arrives on the mbarrier at the same offset as `bar` in the shared memory of cluster block
-/// `rank` (distributed shared memory; release at cluster scope).
+/// `rank` (distributed shared memory; default semantics, as CUTLASS's ClusterBarrier: the
+/// block barrier before it has ended every read of the buffer it releases).
 __device__ __forceinline__ void arrive_in_block(std::uint32_t bar, std::uint32_t rank) {
   asm volatile(
       "{\n"
       ".reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
       "}\n" ::"r"(bar),
       "r"(rank)
       : "memory");
-}
-
-/// The arrive-on of `bar` fires when all of this thread's earlier cp.async copies have landed;
-/// it counts as one of the phase's expected arrivals (.noinc).
-__device__ __forceinline__ void arrive_when_copies_land(std::uint32_t bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
 }
 
 /// Waits until the phase of `bar` with parity `parity` has completed (acquire, CTA scope).
@@ -116,22 +112,6 @@ __device__ __forceinline__ void wait(std::uint32_t bar, std::uint32_t parity) {
         "{\n"
         ".reg .pred p;\n"
         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (done == 0);
-}
-
-/// The same with acquire at cluster scope (the arrivals come from other blocks).
-__device__ __forceinline__ void wait_cluster(std::uint32_t bar, std::uint32_t parity) {
-  std::uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
         "selp.u32 %0, 1, 0, p;\n"
         "}\n"
         : "=r"(done)
@@ -174,12 +154,21 @@ struct Pipeline {
 
 }  // namespace cluster
 
+/// Stages issued ahead of the one computed: S - 1 (cluster 1), S - 2 with a cluster (a peer
+/// may then lag one stage before a multicast into a buffer it reads has to wait).
+template <int kStages, int kCluster>
+constexpr int lead_stages() {
+  return kCluster > 1 ? kStages - 2 : kStages - 1;
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /// Issues the copies of K-stage `fetch` into buffer `buffer` (its use number `use` = fetch /
-/// stages): A by every thread with 4-byte cp.async unless kAInRegisters (then the kernel stages
-/// A through registers); B multicast by warp 0 of every block of the cluster (BK / cluster
-/// rows each, one row per lane) when the stage is wholly inside B with aligned rows, else by
-/// every thread of each block for itself with cp.async.
+/// stages) and commits one cp.async group (empty when nothing went by cp.async): A by every
+/// thread with 4-byte cp.async unless kAInRegisters; B multicast by warp 0 of every block of
+/// the cluster (BK / cluster rows each, one row per lane) when the stage is wholly inside B
+/// with aligned rows, else by every thread of each block for itself with cp.async. Thread 0 is
+/// the producer: it waits until every block of the cluster has released the buffer's previous
+/// use (cluster > 1) and arrives once on full[buffer], with the B stage's bytes when bulk.
 template <class G, int kCluster, bool kAInRegisters>
 __device__ __forceinline__ void issue_cluster_stage(
     int fetch, int buffer, int use, const cluster::Pipeline& pipe, const SgemmArgs& args,
@@ -195,35 +184,49 @@ __device__ __forceinline__ void issue_cluster_stage(
   if constexpr (!kAInRegisters) warp::issue_a_async<G>(stage, args, tile, k0, a_copies);
   const bool bulk = warp::b_stage_is_full<G>(args, tile, k0);
   if (!bulk) warp::issue_b_async<G>(stage, args, tile, k0, b_vectors, b_elements);
-  cluster::arrive_when_copies_land(full);
+  warp::cp_async_commit();
   static_assert(kRowsPerBlock <= 32, "one B row per lane of warp 0");
   if (threadIdx.x < 32) {
     const int lane = static_cast<int>(threadIdx.x);
-    if (bulk) {
+    if constexpr (kCluster > 1) {
       // Every block of the cluster has finished reading this buffer's previous use.
-      if (lane == 0 && use > 0) {
-        cluster::wait_cluster(empty, static_cast<std::uint32_t>((use - 1) & 1));
-      }
+      if (lane == 0 && use > 0) cluster::wait(empty, static_cast<std::uint32_t>((use - 1) & 1));
       __syncwarp();
-      if (lane == 0) {
+    }
+    if (lane == 0) {
+      if (bulk) {
         cluster::arrive_expect_bytes(full, static_cast<std::uint32_t>(G::kBk) * kRowBytes);
+      } else {
+        cluster::arrive(full);
       }
-      if (lane < kRowsPerBlock) {
-        const int row = pipe.rank * kRowsPerBlock + lane;
-        const float* src = args.b + static_cast<long long>(k0 + row) * args.n + tile.n0;
-        const std::uint32_t dst =
-            stage + 4u * G::kAFloats + static_cast<std::uint32_t>(row) * kRowBytes;
-        if constexpr (kCluster > 1) {
-          cluster::bulk_copy_multicast(dst, src, kRowBytes, full,
-                                       static_cast<std::uint16_t>((1u << kCluster) - 1u));
-        } else {
-          cluster::bulk_copy(dst, src, kRowBytes, full);
-        }
+    }
+    if (bulk && lane < kRowsPerBlock) {
+      const int row = pipe.rank * kRowsPerBlock + lane;
+      const float* src = args.b + static_cast<long long>(k0 + row) * args.n + tile.n0;
+      const std::uint32_t dst =
+          stage + 4u * G::kAFloats + static_cast<std::uint32_t>(row) * kRowBytes;
+      if constexpr (kCluster > 1) {
+        cluster::bulk_copy_multicast(dst, src, kRowBytes, full,
+                                     static_cast<std::uint16_t>((1u << kCluster) - 1u));
+      } else {
+        cluster::bulk_copy(dst, src, kRowBytes, full);
       }
-    } else if (lane == 0) {
-      cluster::arrive(full);
     }
   }
+}
+
+/// Makes stage buffer `buffer` (use `use`) readable by every thread: this thread's cp.async
+/// groups up to it have landed (kPending newer ones may be in flight), thread 0 alone waits for
+/// full[buffer]'s phase (the bulk bytes), the block barrier publishes both (and A^T stored from
+/// registers), and every thread then checks the completed phase once (no polling).
+template <int kPending>
+__device__ __forceinline__ void publish_stage(const cluster::Pipeline& pipe, int buffer, int use) {
+  const std::uint32_t full = pipe.full + 8u * static_cast<std::uint32_t>(buffer);
+  const std::uint32_t parity = static_cast<std::uint32_t>(use & 1);
+  warp::cp_async_wait<kPending>();
+  if (threadIdx.x == 0) cluster::wait(full, parity);
+  __syncthreads();
+  cluster::wait(full, parity);
 }
 #endif
 
@@ -236,9 +239,12 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   static_assert(G::kBk % 2 == 0, "the two register fragments alternate over an even BK");
   static_assert(rules::cluster_fits_the_rung(10, G::kConfig.cluster, G::kBk),
                 "a cluster of 1, 2 or 4 blocks, each multicasting BK / cluster rows of B");
+  static_assert(rules::cluster_stages_leave_slack(G::kConfig.cluster, G::kStages),
+                "a cluster needs 3 or more stages: one stage of slack between the blocks");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kCluster = G::kConfig.cluster;
   constexpr int kS = G::kStages;
+  constexpr int kLead = lead_stages<kS, kCluster>();
   constexpr bool kAInRegisters = G::kConfig.vector_width == 4;
   float* const smem = warp::shared_floats();
   cluster::Pipeline pipe;
@@ -262,7 +268,7 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kS; ++s) {
-      cluster::mbarrier_init(pipe.full + 8u * s, G::kThreads + 1);
+      cluster::mbarrier_init(pipe.full + 8u * s, 1);
       cluster::mbarrier_init(pipe.empty + 8u * s, kCluster);
     }
     cluster::fence_mbarrier_init();
@@ -278,29 +284,33 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   warp::zero<G>(acc);
   warp::Fragment<G> fragment[2];
 
+  // Prologue: stages 0 .. L - 1 in flight, one commit group each (empty past the last stage).
 #pragma unroll
-  for (int s = 0; s < kS - 1; ++s) {
+  for (int s = 0; s < kLead; ++s) {
     if (s < k_tiles) {
       issue_cluster_stage<G, kCluster, kAInRegisters>(s, s, 0, pipe, args, tile, a_copies,
                                                       b_vectors, b_elements);
+    } else {
+      warp::cp_async_commit();
     }
   }
   if constexpr (kAInRegisters) {
     warp::load_a_to_registers<G>(a_staging, args, tile, 0, a_vectors);
     warp::store_a_to_shared<G>(a_staging, smem, a_vectors);
-    __syncthreads();
   }
-  cluster::wait(pipe.full, 0);
+  publish_stage<kLead - 1>(pipe, 0, 0);
   warp::load_fragment<G>(fragment[0], smem, 0, place);
 
   int read_buffer = 0;  // buffer of stage t
   int read_use = 0;     // t / kS
   for (int t = 0; t < k_tiles; ++t) {
     const float* current = smem + read_buffer * G::kStageFloats;
-    const int fetch = t + kS - 1;
+    const int fetch = t + kLead;
     if (fetch < k_tiles) {
       issue_cluster_stage<G, kCluster, kAInRegisters>(fetch, fetch % kS, fetch / kS, pipe, args,
                                                       tile, a_copies, b_vectors, b_elements);
+    } else {
+      warp::cp_async_commit();
     }
     const bool has_next = t + 1 < k_tiles;
     if constexpr (kAInRegisters) {
@@ -318,32 +328,31 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
         warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
       } else if (has_next) {
         // A^T of stage t + 1 goes into a buffer last read in stage t + 1 - S <= t - 1, before
-        // the barrier that ended that stage; the barrier below publishes it.
+        // the barrier that ended that stage; publish_stage's barrier publishes it.
         if constexpr (kAInRegisters) {
           warp::store_a_to_shared<G>(a_staging, smem + read_buffer * G::kStageFloats, a_vectors);
         }
-        __syncthreads();  // every thread has read its last fragment of stage t
-        if (threadIdx.x == 0) {
-          const std::uint32_t empty = pipe.empty + 8u * static_cast<std::uint32_t>(released);
-          if constexpr (kCluster > 1) {
+        // Committed: stages up to t + L; stage t + 1 is complete when at most L - 1 are pending.
+        publish_stage<kLead - 1>(pipe, read_buffer, read_use);
+        if constexpr (kCluster > 1) {
+          // The barrier above ended every read of stage t: release its buffer cluster-wide.
+          if (threadIdx.x == 0) {
+            const std::uint32_t empty = pipe.empty + 8u * static_cast<std::uint32_t>(released);
 #pragma unroll
             for (int r = 0; r < kCluster; ++r) {
               cluster::arrive_in_block(empty, static_cast<std::uint32_t>(r));
             }
-          } else {
-            cluster::arrive(empty);
           }
         }
-        cluster::wait(pipe.full + 8u * static_cast<std::uint32_t>(read_buffer),
-                      static_cast<std::uint32_t>(read_use & 1));
         warp::load_fragment<G>(fragment[(kk + 1) & 1], smem + read_buffer * G::kStageFloats, 0,
                                place);
       }
       warp::outer_product<G>(acc, fragment[kk & 1]);
     }
   }
+  warp::cp_async_wait<0>();
   warp::store_c<G>(acc, args, tile, place);
-  // No block leaves while another may still arrive on its barriers.
+  // No block leaves while another may still multicast into it or arrive on its barriers.
   if constexpr (kCluster > 1) cluster::cluster_sync();
 #else
   (void)args;

@@ -162,9 +162,6 @@ inline constexpr RegistryEntry kRegistry[] = {
     entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4, 2),
     entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 4, 4, 4),
     entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 3, 4, 2),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 4, 4, 2),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 4, 4, 1),
-    entry(Role::kSweep, 10, SmemLayout::kPadded, 256, 128, 16, 16, 8, 64, 64, 256, 4, 4, 2),
 };
 // clang-format on
 

@@ -95,6 +95,13 @@ constexpr bool cluster_fits_the_rung(int rung, int cluster, int bk) {
   return (cluster == 1 || cluster == 2 || cluster == 4) && bk % cluster == 0;
 }
 
+/// A cluster (rung 10, cluster > 1) runs with 3 or more stages: its blocks issue stage t + S - 2
+/// while computing stage t, so a block may lag its peers by one stage before a multicast into a
+/// buffer it still reads has to wait (cluster 1 issues stage t + S - 1).
+constexpr bool cluster_stages_leave_slack(int cluster, int stages) {
+  return cluster <= 1 || stages >= 3;
+}
+
 /// Floats of one shared-memory stage: A^T (BK rows of BM + 4) and B (BK rows of BN).
 constexpr int stage_floats_rungs_7_10(const gemm::TileConfig& c) {
   return c.bk * (c.bm + kWarpTilingPadFloatsA) + c.bk * c.bn;
@@ -184,6 +191,9 @@ constexpr const char* violated_rule_rungs_7_10(const gemm::TileConfig& c) {
   }
   if (!cluster_fits_the_rung(c.rung, c.cluster, c.bk)) {
     return "rungs 7-10: cluster must be 1 (rungs 7-9) or 1, 2, 4 dividing BK (rung 10)";
+  }
+  if (!cluster_stages_leave_slack(c.cluster, c.stages)) {
+    return "rungs 7-10: a cluster needs 3 or more stages (one stage of slack between its blocks)";
   }
   if (!registers_fit(c)) {
     return "rungs 7-10: TM * TN accumulators + fragments + staging exceed the registers a "
