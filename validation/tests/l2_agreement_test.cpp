@@ -103,16 +103,19 @@ TEST(L2Agreement, RoofcastModelAgainstNsightCompute) {
   const Summary s = evaluate(L2Model::kRoofcast, true);
   ASSERT_EQ(s.all.cases, 64);
   ASSERT_EQ(s.training.cases, 16);
-  EXPECT_LT(s.training.mean_pp(), 100.0);
-  EXPECT_LT(s.held_out.mean_pp(), 100.0);
-  EXPECT_LT(s.all.mean_pp(), 100.0);
-  EXPECT_LT(s.all.max_pp, 100.0);
+  // Achieved: training 3.48 pp (max 10.8), held out 3.19 pp (max 15.9), all 3.26 pp;
+  // DRAM bytes read within a geometric-mean factor of 1.14.
+  EXPECT_LT(s.training.mean_pp(), 3.8);
+  EXPECT_LT(s.held_out.mean_pp(), 3.5);
+  EXPECT_LT(s.all.mean_pp(), 3.5);
+  EXPECT_LT(s.all.max_pp, 17.0);
+  EXPECT_LT(s.all.mean_dram_ratio(), 1.2);
 }
 
 TEST(L2Agreement, PublishedModelAgainstNsightCompute) {
   const Summary s = evaluate(L2Model::kPublished, true);
   ASSERT_EQ(s.all.cases, 64);
-  EXPECT_LT(s.all.mean_pp(), 100.0);
+  EXPECT_LT(s.all.mean_pp(), 11.0);  // achieved 10.36 pp: the published formula, untuned
 }
 
 }  // namespace

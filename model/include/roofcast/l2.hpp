@@ -34,9 +34,11 @@ inline constexpr double kL2CopiesOfSharedData = 2;
 /// L2 lookups that miss per operand sector that DRAM supplies: 1 when the requesting SM's
 /// near partition homes the line, 2 when it does not (a near miss, then the far partition's
 /// lookup); C stores count as hits (write-back, full sectors: no fill), as the 4096x4096x256
-/// cases show (C is 80% of their sectors and ncu measures 93-96% hits). One global constant,
-/// chosen on the 4096^3 cases (training split) and reported on the other sizes.
-inline constexpr double kMissLookupsPerDramSector = 1.4;
+/// cases show (C is 80% of their sectors and ncu measures 93-96% hits). One global constant
+/// in [1, 2], chosen in steps of 0.1 as the minimum mean |error| on the 4096^3 cases (training
+/// split: 3.48 pp) and reported on the other sizes (held out: 3.19 pp). Measured DRAM reads put
+/// it at 1.3-1.5; the larger value also absorbs the operand model's low DRAM reads at 4096^3.
+inline constexpr double kMissLookupsPerDramSector = 1.8;
 
 enum class L2Model : int {
   kPublished = 0,
