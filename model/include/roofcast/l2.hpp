@@ -131,8 +131,10 @@ L2Result l2_hit_rate(const L2Input& in, L2Model model);
 
 /// Hit rate of every L2 sector access of the kernel (what Nsight Compute's
 /// lts__t_sector_hit_rate counts) from the operand hit rate: C writes allocate in L2 without
-/// a DRAM read and count as hits, C reads (beta != 0) miss:
-///   (hit * operand_bytes + c_write_bytes) / (operand_bytes + c_write_bytes + c_read_bytes).
+/// a fill and count as hits; each operand or C-read sector that DRAM supplies costs
+/// kMissLookupsPerDramSector missing lookups (near and far partition):
+///   1 - d * ((1 - hit) * operand_bytes + c_read_bytes) / (operand_bytes + c_write_bytes +
+///   c_read_bytes), d = kMissLookupsPerDramSector, clamped to [0, 1].
 double kernel_sector_hit_rate(double operand_hit_rate, double operand_bytes, double c_write_bytes,
                               double c_read_bytes);
 
