@@ -15,9 +15,11 @@ constexpr double kTera = 1e12;
 
 int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
 
+/// max(issue_scale * issue + shared_memory_scale * shared_memory, the other scaled terms).
 double wave_time_s(const TimeTerms& terms, const Calibration& c) {
-  double worst = 0;
-  for (int t = 0; t < kTimeTermCount; ++t) {
+  double worst = c.issue_scale * terms[TimeTerm::kIssue] +
+                 c.shared_memory_scale * terms[TimeTerm::kSharedMemory];
+  for (int t = static_cast<int>(TimeTerm::kLatency); t < kTimeTermCount; ++t) {
     worst = std::max(worst, term_scale(c, static_cast<TimeTerm>(t)) * terms.seconds[t]);
   }
   return worst;
@@ -183,6 +185,26 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
 
 }  // namespace
 
+double issue_per_cycle(const Ceilings& c) {
+  if (!(c.issue_clock_MHz > 0) || !(c.boost_clock_MHz > 0)) return 1.0;
+  return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
+}
+
+bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
+                        double spill_bytes_per_thread) {
+  return spill_bytes_per_thread > 0 &&
+         a.outputs_per_thread + a.a_fragment + a.b_fragment > registers_per_thread;
+}
+
+double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulators_spilled) {
+  return 2 * spilled_words * (accumulators_spilled ? std::max(1, k_tile) : 1);
+}
+
+double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left) {
+  if (!(local_bytes_per_sm > 0)) return 0.0;
+  return std::clamp(1 - std::max(0.0, l1_bytes_left) / local_bytes_per_sm, 0.0, 1.0);
+}
+
 Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration) {
   Prediction p;
   p.problem = input.problem;
@@ -259,24 +281,39 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   p.l2_sector_hit_rate = kernel_sector_hit_rate(p.l2.hit_rate, p.traffic.operand_l2_bytes(),
                                                 p.traffic.c_write_bytes, p.traffic.c_read_bytes);
 
-  // Spilled registers: one local store and reload per K tile each; their bytes reach L2.
+  // Spilled registers: a store and a reload per K tile each, or per k when the accumulators
+  // themselves do not fit (spill_accesses_per_tile); L1 serves them unless the SM's local
+  // footprint exceeds what shared memory leaves of L1 (spill_l2_fraction).
   const double spilled_words = spill.bytes_per_thread / kFloatBytes;
+  spill.accumulators_spilled =
+      accumulators_spill(a, p.registers_per_thread, spill.bytes_per_thread);
+  spill.accesses_per_tile =
+      spill_accesses_per_tile(spilled_words, a.k_tile, spill.accumulators_spilled);
+  spill.l2_fraction = spill_l2_fraction(
+      spill.bytes_per_thread * p.config.threads * p.occupancy.blocks_per_sm,
+      static_cast<double>(gpu.sm.shared_memory_per_sm_bytes) -
+          static_cast<double>(p.occupancy.blocks_per_sm) *
+              (input.shared_memory_bytes + gpu.sm.reserved_shared_memory_per_block_bytes));
   const double block_tiles =
       static_cast<double>(p.waste.grid_blocks()) * static_cast<double>(p.waste.k_tiles);
-  spill.l2_bytes = 2 * spill.bytes_per_thread * p.config.threads * block_tiles;
+  spill.l2_bytes =
+      spill.l2_fraction * spill.accesses_per_tile * kFloatBytes * p.config.threads * block_tiles;
 
   p.roofline = evaluate_roofline(p.ceilings, p.traffic.flops, p.traffic.l1_bytes(),
                                  p.traffic.l2_bytes(), p.dram_bytes);
 
   // Latency hiding.
   WaveModel m;
-  m.clock_Hz = p.ceilings.issue_clock_MHz * kMega;
+  // Cycles are SM cycles (latencies are clock64 counts); a scheduler issues issue_rate warp
+  // instructions per cycle (the FFMA microbenchmark's rate over the SM clock).
+  const double issue_rate = issue_per_cycle(p.ceilings);
+  m.clock_Hz = p.ceilings.boost_clock_MHz * kMega;
   m.schedulers = std::max(1, gpu.sm.register_file_subpartitions);
   m.warps = a.warps;
   m.k_tiles = static_cast<double>(p.waste.k_tiles);
-  m.instructions_per_warp_tile = a.instructions() + 2 * spilled_words;
-  m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + 2 * spilled_words;
-  m.epilogue_instructions = a.epilogue_instructions;
+  m.instructions_per_warp_tile = (a.instructions() + spill.accesses_per_tile) / issue_rate;
+  m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + spill.accesses_per_tile;
+  m.epilogue_instructions = a.epilogue_instructions / issue_rate;
   const Latencies& lat = p.latencies;
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();
@@ -310,7 +347,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   m.spill_bytes = spill.l2_bytes;
   m.l2_Bps = p.ceilings.l2_GBps.known() ? p.ceilings.l2_GBps.value() * kGiga : 0.0;
   m.dram_Bps = p.ceilings.dram_GBps.known() ? p.ceilings.dram_GBps.value() * kGiga : 0.0;
-  p.issue_efficiency = a.ffma / m.instructions_per_warp_tile;
+  p.issue_efficiency = a.ffma / (a.instructions() + spill.accesses_per_tile);
 
   // Terms per wave, composed.
   const WaveResult& w = p.waves;
@@ -358,17 +395,20 @@ Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   return c;
 }
 
+/// The binding group of a wave under p: 0 = issue + shared memory (one sum, see
+/// compose_time_s), else the term's index; -1 for an empty wave.
 int binding_in_wave(const TimeTerms& terms, const Parameters& p) {
   int best = -1;
-  double worst = 0;
-  for (int t = 0; t < kTimeTermCount; ++t) {
+  double worst = p[0] * terms.seconds[0] + p[1] * terms.seconds[1];
+  if (worst > 0) best = 0;
+  for (int t = 2; t < kTimeTermCount; ++t) {
     const double scale = t < kScaleCount ? p[t] : 1.0;
     if (scale * terms.seconds[t] > worst) {
       worst = scale * terms.seconds[t];
       best = t;
     }
   }
-  return best;  // -1: the wave is empty
+  return best;
 }
 
 double relative_objective(const std::vector<const FitSample*>& training, const Parameters& p) {
@@ -410,8 +450,13 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
         offset += seconds;
       }
     };
-    if (full >= 0) add(full, s.terms.full_waves * s.terms.full_wave.seconds[full]);
-    if (last >= 0) add(last, s.terms.last_wave.seconds[last]);
+    auto add_wave = [&](int group, double count, const TimeTerms& wave) {
+      if (group < 0) return;
+      add(group, count * wave.seconds[group]);
+      if (group == 0) add(1, count * wave.seconds[1]);  // issue + shared memory
+    };
+    add_wave(full, s.terms.full_waves, s.terms.full_wave);
+    add_wave(last, 1.0, s.terms.last_wave);
     x(i, kOverhead) = 1;
     const double weight = 1 / s.measured_time_s;
     x.row(i) *= weight;

@@ -85,8 +85,13 @@ TEST(Compose, MaxPerWaveSummedOverWaves) {
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5);
   c.launch_overhead_s = 0.125;
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5 + 0.125);
-  c.issue_scale = 4;  // issue now binds both waves: 2 * 4 + 0.5 * 4
-  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 8 + 2 + 0.125);
+  c.issue_scale = 4;  // issue + shared memory now binds both waves: 2 * (4 + 2) + 0.5 * 4
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 12 + 2 + 0.125);
+  c = Calibration{};
+  c.latency_scale = 0.5;  // issue + shared memory (1 + 2) binds the full waves, not latency
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5);
+  c.shared_memory_scale = 2;  // 1 + 2 * 2 = 5 per full wave
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 5 + 0.5);
   c = Calibration{};
   c.dram_scale = 10;  // the last wave becomes DRAM-bound
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 6 + 2.5);
@@ -303,7 +308,48 @@ TEST(Predict, GivenRegistersAndLaunchBoundCap) {
   p = predict(h200(), in);
   EXPECT_EQ(p.registers_per_thread, 80);
   EXPECT_EQ(p.spill.spilled_registers, 114 - 80);
-  EXPECT_GT(p.totals[TimeTerm::kSpill], 0);
+  // 64 accumulators + 16 fragments fit in 80: the spilled values are touched once per tile,
+  // and 3 blocks' 136 B x 256 threads (104 KiB) fit in what shared memory leaves of L1.
+  EXPECT_FALSE(p.spill.accumulators_spilled);
+  EXPECT_DOUBLE_EQ(p.spill.accesses_per_tile, 2.0 * 34);
+  EXPECT_DOUBLE_EQ(p.spill.l2_fraction, 0);
+  EXPECT_DOUBLE_EQ(p.totals[TimeTerm::kSpill], 0);
+  in.min_blocks_per_sm = 0;
+  const Prediction unspilled = predict(h200(), in);
+  EXPECT_GT(p.totals[TimeTerm::kSharedMemory], unspilled.totals[TimeTerm::kSharedMemory]);
+}
+
+TEST(Spill, AccumulatorsAndL1Footprint) {
+  KernelAnatomy a;
+  a.outputs_per_thread = 256;
+  a.a_fragment = 16;
+  a.b_fragment = 16;
+  EXPECT_TRUE(accumulators_spill(a, 255, 912));
+  EXPECT_FALSE(accumulators_spill(a, 255, 0));  // no local bytes: nothing spilled
+  EXPECT_FALSE(accumulators_spill(a, 288, 4));  // 256 + 32 fit: something else spilled
+  EXPECT_DOUBLE_EQ(spill_accesses_per_tile(228, 8, true), 2 * 228 * 8);
+  EXPECT_DOUBLE_EQ(spill_accesses_per_tile(228, 8, false), 2 * 228);
+  EXPECT_DOUBLE_EQ(spill_accesses_per_tile(3, 0, true), 6);  // k_tile 0 counts as 1
+  EXPECT_DOUBLE_EQ(spill_l2_fraction(0, 1000), 0);
+  EXPECT_DOUBLE_EQ(spill_l2_fraction(1000, 1000), 0);  // exactly fits
+  EXPECT_DOUBLE_EQ(spill_l2_fraction(1000, 750), 0.25);
+  EXPECT_DOUBLE_EQ(spill_l2_fraction(1000, -5), 1);  // shared memory took everything
+}
+
+TEST(Clock, IssuePerCycleFromTheMeasuredFfmaRate) {
+  Ceilings c;
+  c.boost_clock_MHz = 1980;
+  c.issue_clock_MHz = 1931.2559;
+  EXPECT_NEAR(issue_per_cycle(c), 1931.2559 / 1980, 1e-12);
+  c.issue_clock_MHz = 2000;  // never above one instruction per cycle
+  EXPECT_DOUBLE_EQ(issue_per_cycle(c), 1);
+  c.issue_clock_MHz = 0;  // no FFMA ceiling: one per cycle
+  EXPECT_DOUBLE_EQ(issue_per_cycle(c), 1);
+  // The H200 spec: 65.261 TFLOPS over 2 * 128 lanes * 132 SMs at 1980 MHz = 0.9754.
+  EXPECT_NEAR(issue_per_cycle(roofline_ceilings(embedded_spec("h200-sxm"))),
+              65.261e6 / (256.0 * 132 * 1980), 1e-9);
+  // Spec only: 66.9 TFLOPS is 0.99997 of 256 FLOP per cycle at 1980 MHz.
+  EXPECT_NEAR(issue_per_cycle(roofline_ceilings(h200())), 66.9e6 / (256.0 * 132 * 1980), 1e-9);
 }
 
 TEST(Predict, HugeThreadTilesSpill) {
@@ -313,7 +359,10 @@ TEST(Predict, HugeThreadTilesSpill) {
   EXPECT_EQ(p.registers_per_thread, 255);
   EXPECT_EQ(p.spill.spilled_registers, p.register_estimate.total - 255);
   EXPECT_DOUBLE_EQ(p.spill.bytes_per_thread, 4.0 * p.spill.spilled_registers);
-  EXPECT_GT(p.totals[TimeTerm::kSpill], 0);
+  // 256 accumulators cannot fit: every spilled word is reloaded and stored at each k.
+  EXPECT_TRUE(p.spill.accumulators_spilled);
+  EXPECT_DOUBLE_EQ(p.spill.accesses_per_tile, 2.0 * 8 * p.spill.spilled_registers);
+  EXPECT_GT(p.totals[TimeTerm::kSharedMemory], p.totals[TimeTerm::kIssue]);
 }
 
 TEST(Predict, CalibrationScalesTheBindingTerm) {
@@ -323,7 +372,8 @@ TEST(Predict, CalibrationScalesTheBindingTerm) {
   c.issue_scale = 2;
   c.launch_overhead_s = 3e-6;
   const Prediction scaled = predict(h200(), input(kRung5), c);
-  EXPECT_NEAR(scaled.time_s, 2 * base.time_s + 3e-6, 1e-15);
+  // Issue and shared memory add: only the issue part doubles.
+  EXPECT_NEAR(scaled.time_s, base.time_s + base.totals[TimeTerm::kIssue] + 3e-6, 1e-15);
   EXPECT_EQ(scaled.calibration, c);
   EXPECT_DOUBLE_EQ(scaled.totals[TimeTerm::kIssue], 2 * base.totals[TimeTerm::kIssue]);
 }

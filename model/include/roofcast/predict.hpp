@@ -78,10 +78,18 @@ struct PredictionTerms {
 double term_scale(const Calibration& calibration, TimeTerm term);
 
 /// Predicted time:
-///   full_waves * max_t(scale_t * full_wave_t) + max_t(scale_t * last_wave_t)
-///   + launch_overhead_s.
+///   full_waves * wave(full_wave) + wave(last_wave) + launch_overhead_s,
+///   wave(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
+///                 latency_scale * t.latency, l2_scale * t.l2, dram_scale * t.dram, t.spill).
 /// Within a wave the terms overlap (each is a throughput or a latency chain of the same
-/// work), so the largest one is the wave's time; waves run one after another.
+/// work), so the largest one is the wave's time; waves run one after another. Issue and the
+/// L1/shared data path add instead of overlapping: on the H200 measurements the measured time
+/// is close to issue + data-path time across rungs 1-10 (the two fractions of the measured
+/// time sum to 1.0-1.2 where the max form left 30-50% unexplained and the fit pushed the L2
+/// scale to 5.8 to cover it), and Nsight Compute's issued-instruction rate equals the model's
+/// instruction count over the measured time (so the instruction count is not what is
+/// missing). Every LDS/LDG/local access occupies the sub-partition's MIO issue and the
+/// data path's register-file writes that the FFMAs' operands share.
 double compose_time_s(const PredictionTerms& terms, const Calibration& calibration);
 
 /// Each term over the whole launch, calibrated: full_waves * scale * full + scale * last.
@@ -198,13 +206,39 @@ struct LatencyHiding {
 
 /// Registers that do not fit and what they cost.
 struct SpillEstimate {
-  int registers_needed = 0;     // the estimate (or the given count)
-  int registers_allocated = 0;  // what the kernel gets: min(needed, register_cap)
-  int spilled_registers = 0;    // estimate only: needed - allocated
-  double bytes_per_thread = 0;  // local memory per thread: given, or spilled * 4
-  double l2_bytes = 0;          // local traffic reaching L2: stored and reloaded once per
-                                // K tile when the SM's local footprint exceeds L1
+  int registers_needed = 0;           // the estimate (or the given count)
+  int registers_allocated = 0;        // what the kernel gets: min(needed, register_cap)
+  int spilled_registers = 0;          // estimate only: needed - allocated
+  double bytes_per_thread = 0;        // local memory per thread: given, or spilled * 4
+  bool accumulators_spilled = false;  // see accumulators_spill
+  double accesses_per_tile = 0;       // local loads + stores per thread per K tile
+  double l2_fraction = 0;             // share of local accesses L1 misses (spill_l2_fraction)
+  double l2_bytes = 0;                // local traffic reaching L2, whole launch:
+                                      // l2_fraction * accesses_per_tile * 4 * threads * tiles
 };
+
+/// Warp instructions one scheduler issues per SM cycle: the measured FFMA rate over the SM
+/// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
+/// the ffma microbenchmark = 0.976 of the 256 the 128 lanes allow); 1 without a measurement.
+double issue_per_cycle(const Ceilings& ceilings);
+
+/// Whether the spilled values include accumulators: spills present and the accumulators plus
+/// one k's fragments (outputs_per_thread + a_fragment + b_fragment) exceed the registers. A
+/// spilled accumulator is reloaded and stored at every k (each FFMA updates it), not once per
+/// tile. Motivated by r06 256x256x8 t16x16 (255 registers, 912 local bytes per thread), which
+/// the once-per-tile count predicted 2.6-3.5x too fast.
+bool accumulators_spill(const KernelAnatomy& anatomy, int registers_per_thread,
+                        double spill_bytes_per_thread);
+
+/// Local loads plus stores per thread per K tile: 2 * spilled words, times k_tile when
+/// accumulators spill.
+double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulators_spilled);
+
+/// Share of local (spill) accesses that miss L1 and reach L2: the SM's local footprint
+/// (bytes per thread * threads * resident blocks) beyond the L1 bytes that shared memory leaves
+/// (configurable shared capacity minus what the resident blocks use; the unified L1 is at least
+/// that large): clamp(1 - l1_left / footprint, 0, 1); 0 without spills.
+double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left);
 
 struct Prediction {
   bool launchable = false;
