@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# Set-up command 1: install, build, and run the main job on the embedded spec database:
-# the occupancy table of representative SGEMM kernels on every GPU. With a GPU present it also
-# validates the occupancy model against the CUDA runtime and the hardware.
+# Set-up command 1: install, build, and run the main job on the embedded spec database and the
+# kernel registry: every SGEMM ladder rung's headline config predicted on every GPU (no GPU
+# needed). With a GPU present it also validates: the occupancy model against the CUDA runtime
+# and the hardware, and the ladder against cuBLAS with timings (roofcast-validate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default
-./build/model/cli/roofcast table
-if [ -x build/validation/roofcast-occupancy-check ]; then
-  echo
-  status=0
-  ./build/validation/roofcast-occupancy-check --check \
-    --git-revision "$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
-    --out build/occupancy-runtime.json || status=$?
+./build/model/cli/roofcast ladder
+revision="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+run_gpu_step() {  # exit 77 means "no GPU": report it and go on
+  local status=0
+  "$@" || status=$?
   if [ "$status" -eq 77 ]; then
-    echo "(no GPU here: the runtime validation was skipped)"
+    echo "(no GPU here: $1 was skipped)"
   elif [ "$status" -ne 0 ]; then
     exit "$status"
   fi
+}
+if [ -x build/validation/roofcast-occupancy-check ]; then
+  echo
+  run_gpu_step ./build/validation/roofcast-occupancy-check --check --git-revision "$revision" \
+    --out build/occupancy-runtime.json
+fi
+if [ -x build/validation/roofcast-validate ]; then
+  echo
+  run_gpu_step ./build/validation/roofcast-validate --git-revision "$revision" \
+    --out build/sgemm-ladder.json
 fi

@@ -24,6 +24,7 @@
 #include <boost/program_options.hpp>
 
 #include "accuracy_views.hpp"
+#include "ladder_views.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -48,7 +49,8 @@ const char* const kUsage =
     "commands:\n"
     "  gpus        list the GPU spec database\n"
     "  occupancy   resident blocks per SM, the limiting resource and the headroom\n"
-    "  table       occupancy of representative SGEMM kernels on every GPU (the main job)\n"
+    "  table       occupancy of representative SGEMM kernels on every GPU\n"
+    "  ladder      every rung's headline SGEMM config predicted on every GPU (the main job)\n"
     "  predict     predicted time and TFLOPS of an SGEMM ladder config, with every term\n"
     "  roofline    a GPU's roofline ceilings (spec and measured) and ridge points\n"
     "  accuracy    the model against a committed measurement: fit, errors, ranking, L2\n"
@@ -110,6 +112,44 @@ int run_table(const std::vector<std::string>& args) {
     std::cout << roofcast::views::occupancy_table_json(table).dump(2) << "\n";
   } else {
     std::cout << roofcast::views::occupancy_table_text(table);
+  }
+  return 0;
+}
+
+int run_ladder(const std::vector<std::string>& args) {
+  po::options_description desc(
+      "roofcast ladder: every rung's headline SGEMM config (the kernel registry) predicted on "
+      "every GPU of the database");
+  add_common(desc);
+  desc.add_options()("spec", po::value<std::vector<std::string>>(),
+                     "also include this spec file (repeatable)")("gpu", po::value<std::string>(),
+                                                                 "only this GPU (id or spec file)")(
+      "m", po::value<long long>()->default_value(4096), "rows of A and C")(
+      "n", po::value<long long>()->default_value(4096), "columns of B and C")(
+      "k", po::value<long long>()->default_value(4096), "the shared dimension");
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  roofcast::gemm::Problem problem;
+  for (const char* flag : {"m", "n", "k"}) {
+    const long long value = vm[flag].as<long long>();
+    if (value < 1 || value > (1LL << 31)) {
+      throw UsageError("--" + std::string(flag) + " must be within 1..2147483648, got " +
+                       std::to_string(value));
+    }
+  }
+  problem.m = vm["m"].as<long long>();
+  problem.n = vm["n"].as<long long>();
+  problem.k = vm["k"].as<long long>();
+  std::vector<roofcast::GpuSpec> gpus = database_with(vm);
+  if (vm.count("gpu")) gpus = {roofcast::find_spec(vm["gpu"].as<std::string>())};
+  const auto table = roofcast::views::make_ladder_table(gpus, problem);
+  if (vm.count("json")) {
+    std::cout << roofcast::views::ladder_table_json(table).dump(2) << "\n";
+  } else {
+    std::cout << roofcast::views::ladder_table_text(table);
   }
   return 0;
 }
@@ -490,6 +530,7 @@ int main(int argc, char** argv) {
     if (command == "gpus") return run_gpus(args);
     if (command == "occupancy") return run_occupancy(args);
     if (command == "table") return run_table(args);
+    if (command == "ladder") return run_ladder(args);
     if (command == "predict") return run_predict(args);
     if (command == "roofline") return run_roofline(args);
     if (command == "accuracy") return run_accuracy(args);

@@ -216,3 +216,45 @@ TEST(CliHelp, EachCommandHasHelp) {
 }
 
 }  // namespace
+
+namespace roofcast {
+namespace {
+
+// The main job: every rung's headline config on every GPU of the database.
+TEST(CliLadder, EveryGpuEveryHeadlineConfig) {
+  const CliRun run = run_cli("ladder --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  ASSERT_EQ(j["gpus"].size(), embedded_specs().size());
+  for (const nlohmann::json& gpu : j["gpus"]) {
+    const GpuSpec spec = embedded_spec(gpu["id"].get<std::string>());
+    const double peak = spec.measured && spec.measured->ffma_TFLOPS ? *spec.measured->ffma_TFLOPS
+                                                                      : spec.peak_TFLOPS.fp32;
+    std::set<int> rungs;
+    for (const nlohmann::json& row : gpu["ladder"]) {
+      const int rung = row["rung"].get<int>();
+      rungs.insert(rung);
+      const int cc = spec.compute_capability.major * 10 + spec.compute_capability.minor;
+      EXPECT_EQ(row["supported"].get<bool>(), rung == 10 ? cc >= 90 : rung == 9 ? cc >= 80 : true)
+          << spec.id << " rung " << rung;
+      if (!row["supported"].get<bool>() || !row["launchable"].get<bool>()) continue;
+      // Never above the FFMA ceiling in effect.
+      EXPECT_LE(row["tflops"].get<double>(), peak * 1.0000001) << spec.id << " " << row["kernel"];
+      EXPECT_GT(row["tflops"].get<double>(), 0) << spec.id << " " << row["kernel"];
+    }
+    EXPECT_EQ(rungs.size(), 10U) << spec.id;
+  }
+}
+
+TEST(CliLadder, OneGpuAndErrors) {
+  const CliRun run = run_cli("ladder --gpu h200-sxm --m 300 --n 4096 --k 4096");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("M=300 N=4096 K=4096"), std::string::npos);
+  EXPECT_NE(run.out.find("r10-cluster"), std::string::npos);
+  EXPECT_EQ(run.out.find("needs a newer GPU"), std::string::npos);
+  expect_error("ladder --m 0", 2, "--m must be within 1..");
+  expect_error("ladder --gpu no-such-gpu", 2, "no-such-gpu");
+}
+
+}  // namespace
+}  // namespace roofcast

@@ -204,7 +204,12 @@ constexpr int launch_bounds_min_blocks(const TileConfig& c) {
   return 0;
 }
 
-/// Minimum compute capability (major*10+minor) the config's kernel needs.
-constexpr int minimum_compute_capability(const TileConfig& c) { return c.rung == 10 ? 90 : 80; }
+/// Minimum compute capability (major*10+minor) the config's kernel needs: thread-block
+/// clusters 9.0 (rung 10), cp.async 8.0 (rung 9), plain CUDA otherwise (7.0). This build's
+/// binaries target sm_80 and sm_90 only (CUDA 13 cannot target sm_70), so a V100 is predicted
+/// but not measured.
+constexpr int minimum_compute_capability(const TileConfig& c) {
+  return c.rung == 10 ? 90 : c.rung == 9 ? 80 : 70;
+}
 
 }  // namespace roofcast::kernels
