@@ -185,6 +185,17 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
 
 }  // namespace
 
+double tile_sectors(const gemm::TileConfig& config, int k_tile) {
+  return std::ceil(static_cast<double>(config.bm + config.bn) * std::max(1, k_tile) * kFloatBytes /
+                   kSectorBytes);
+}
+
+double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
+                                   double dram_cycles) {
+  const double all_hit = std::pow(std::clamp(hit_rate, 0.0, 1.0), std::max(1.0, sectors));
+  return all_hit * l2_cycles + (1 - all_hit) * dram_cycles;
+}
+
 double issue_per_cycle(const Ceilings& c) {
   if (!(c.issue_clock_MHz > 0) || !(c.boost_clock_MHz > 0)) return 1.0;
   return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
@@ -317,7 +328,12 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   const Latencies& lat = p.latencies;
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();
-  const double memory_latency = hit * lat.l2_cycles + (1 - hit) * lat.dram_cycles;
+  // The wait ends when the slowest load of the group arrives: the block's whole tile behind a
+  // barrier (rungs 2-10), one warp's loads of one k (rung 1).
+  const double wait_sectors =
+      a.rung == 1 ? a.global_a.sectors + a.global_b.sectors : tile_sectors(p.config, a.k_tile);
+  const double memory_latency =
+      slowest_load_latency_cycles(hit, wait_sectors, lat.l2_cycles, lat.dram_cycles);
   LatencyHiding& h = p.latency;
   h.blocks_per_sm = p.occupancy.blocks_per_sm;
   h.global_latency_cycles = l1_hit * lat.shared_memory_cycles + (1 - l1_hit) * memory_latency;

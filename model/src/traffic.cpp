@@ -395,7 +395,10 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
   a.a_vector = p.k % kVectorFloats == 0;
   a.b_vector = p.n % kVectorFloats == 0;
-  a.prefetch_tiles = c.rung == 7 ? 0 : std::max(1, c.stages - 1);
+  // Prefetch distance: rung 8 one stage; rung 9 and rung 10 without a cluster S - 1; rung 10
+  // with a cluster S - 2 (one stage of slack before a multicast overwrites a peer's buffer).
+  a.prefetch_tiles =
+      c.rung == 7 ? 0 : std::max(1, c.stages - (c.rung == 10 && c.cluster > 1 ? 2 : 1));
   a.fragment_double_buffer = c.rung >= 8;
   const bool a_in_registers = c.rung <= 8 || c.vector_width == kVectorFloats;
   a.a_async_copy = !a_in_registers;
@@ -480,8 +483,9 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.load_b.wavefronts =
       shared_wavefronts(shared, s.lanes, kVectorFloats, s.banks, &a.load_b.wavefronts_ideal);
   // Barriers per stage: two with one buffer (rung 7), one once the next stage lands in
-  // another buffer (rungs 8-10; the cp.async rungs also wait for their copies: one more).
-  a.barriers = c.rung == 7 ? 2 : (c.rung >= 9 ? 2 : 1);
+  // another buffer (rungs 8, 10: one __syncthreads per K tile after thread 0's wait on the
+  // stage's full barrier); rung 9 also waits for its cp.async groups: one more.
+  a.barriers = c.rung == 7 || c.rung == 9 ? 2 : 1;
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
                        kLoopInstructionsPerTile;
   const int c_vectors = a.outputs_per_thread / kVectorFloats;

@@ -336,6 +336,20 @@ TEST(Spill, AccumulatorsAndL1Footprint) {
   EXPECT_DOUBLE_EQ(spill_l2_fraction(1000, -5), 1);  // shared memory took everything
 }
 
+TEST(Latency, SlowestLoadOfTheTile) {
+  // 128x128x8: (128 + 128) * 8 * 4 B = 8 KiB = 256 sectors.
+  const TileConfig c = config(6, SmemLayout::kPadded, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+  EXPECT_DOUBLE_EQ(tile_sectors(c, 8), 256);
+  EXPECT_DOUBLE_EQ(tile_sectors(c, 0), 32);                                // k_tile 0 counts as 1
+  EXPECT_DOUBLE_EQ(slowest_load_latency_cycles(1.0, 256, 300, 700), 300);  // all hit
+  EXPECT_DOUBLE_EQ(slowest_load_latency_cycles(0.0, 1, 300, 700), 700);    // all miss
+  // One sector: the average latency; 256 sectors at a 99% hit rate: P(all hit) = 0.99^256.
+  EXPECT_DOUBLE_EQ(slowest_load_latency_cycles(0.9, 1, 300, 700), 0.9 * 300 + 0.1 * 700);
+  const double p = std::pow(0.99, 256);
+  EXPECT_NEAR(slowest_load_latency_cycles(0.99, 256, 300, 700), p * 300 + (1 - p) * 700, 1e-9);
+  EXPECT_GT(slowest_load_latency_cycles(0.99, 256, 300, 700), 600);
+}
+
 TEST(Clock, IssuePerCycleFromTheMeasuredFfmaRate) {
   Ceilings c;
   c.boost_clock_MHz = 1980;

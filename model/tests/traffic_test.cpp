@@ -261,6 +261,16 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_TRUE(r10.b_bulk_copy);
   EXPECT_DOUBLE_EQ(r10.global_b.instructions, 0);
   EXPECT_DOUBLE_EQ(r10.store_b.wavefronts_per_tile() * r10.warps, 8.0 * 128 * 4 / 128);
+  // A cluster issues stage t + S - 2 (one stage of slack for its peers); one __syncthreads.
+  EXPECT_EQ(r10.prefetch_tiles, 3 - 2);
+  EXPECT_DOUBLE_EQ(r10.barriers, 1);
+  c.cluster = 1;
+  c.stages = 4;
+  const KernelAnatomy r10_alone = kernel_anatomy(k4096, c);
+  EXPECT_EQ(r10_alone.prefetch_tiles, 4 - 1);
+  c.cluster = 2;  // S - 2 but never below one stage ahead
+  c.stages = 2;
+  EXPECT_EQ(kernel_anatomy(k4096, c).prefetch_tiles, 1);
 }
 
 TEST(Anatomy, BadConfigsThrow) {

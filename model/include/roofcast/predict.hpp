@@ -183,7 +183,9 @@ struct PredictInput {
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
 ///   d = 0:  tile_cycle = tile_issue + L_global + overhead      (load, wait, compute)
 ///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
-/// with L_global = l1_hit * L_shared + (1 - l1_hit) * (hit * L_l2 + (1 - hit) * L_dram) and
+/// with L_global = l1_hit * L_shared + (1 - l1_hit) * slowest_load_latency_cycles(hit, sectors,
+/// L_l2, L_dram) (sectors: tile_sectors for rungs 2-10, one warp's sectors of one k for rung 1),
+/// instruction counts in SM cycles (divided by issue_per_cycle), and
 /// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
 /// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs
 /// B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps / schedulers)
@@ -216,6 +218,19 @@ struct SpillEstimate {
   double l2_bytes = 0;                // local traffic reaching L2, whole launch:
                                       // l2_fraction * accesses_per_tile * 4 * threads * tiles
 };
+
+/// Distinct 32-byte sectors of one block's operand tiles per K tile: ceil((BM + BN) * k_tile
+/// * 4 / 32).
+double tile_sectors(const gemm::TileConfig& config, int k_tile);
+
+/// Latency until the slowest of `sectors` independent loads arrives, each hitting L2 with
+/// probability hit_rate: P = hit_rate^sectors (all hit), latency = P * L_l2 + (1 - P) * L_dram.
+/// A barrier (or a warp's wait on its loads) ends with the last load, so one miss among the
+/// tile's sectors costs the DRAM latency. Motivated by rungs 4-7 without prefetch (a barrier
+/// after every tile load): their measured times left 20-40% unexplained with the average
+/// latency hit * L_l2 + (1 - hit) * L_dram.
+double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
+                                   double dram_cycles);
 
 /// Warp instructions one scheduler issues per SM cycle: the measured FFMA rate over the SM
 /// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
@@ -285,8 +300,9 @@ struct Prediction {
 ///   l2            = the wave's share of L2 bytes / L2 bandwidth (0 without a ceiling)
 ///   dram          = the wave's share of DRAM bytes / DRAM bandwidth
 ///   spill         = the wave's spill bytes / L2 bandwidth (DRAM's when L2 has none)
-/// f = Ceilings::issue_clock_MHz; the instruction counts include 2 local accesses per
-/// spilled register per tile. Then compose_time_s.
+/// f = the SM clock (Ceilings::boost_clock_MHz); instruction counts are divided by
+/// issue_per_cycle and include SpillEstimate::accesses_per_tile, the L1 wavefronts too (one per
+/// local warp access). Then compose_time_s.
 Prediction predict(const GpuSpec& gpu, const PredictInput& input,
                    const Calibration& calibration = {});
 

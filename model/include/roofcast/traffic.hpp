@@ -142,7 +142,10 @@ int padded_row_floats(int cols);
 ///               one stage through registers (one barrier per stage); rungs 9-10 copy B with
 ///               cp.async, stages - 1 stages ahead, and A either through registers
 ///               (vector_width 4) or by 4-byte cp.async (vector_width 1); rung 10 brings B by
-///               bulk copies shared by the cluster.
+///               bulk copies shared by the cluster, stages - 2 ahead with a cluster, and
+///               synchronises by thread 0's wait on the stage's full barrier plus one
+///               __syncthreads per K tile (rung 9: two barriers, its cp.async wait and the
+///               __syncthreads).
 KernelAnatomy kernel_anatomy(const gemm::Problem& problem, const gemm::TileConfig& config,
                              int banks = 32);
 
