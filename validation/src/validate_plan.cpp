@@ -37,8 +37,14 @@ class NameFilter {
 
 /// The default Nsight Compute subset: ladder configs of rungs 7-10 at the ncu sizes, each raster
 /// order (the L2 model's validation), rungs 1-6 and cuBLAS at 4096^3 (1024^3 with quick): the
-/// stall reasons that explain each rung's place on the ladder.
+/// stall reasons that explain each rung's place on the ladder; and rung 8's sweep configs at
+/// 256x4096x4096.
 bool default_profile(const PlannedCase& c, bool quick) {
+  // Rung 8's whole sweep at the skinny shape: the latency-bound regime of few blocks per SM.
+  if (c.set == CaseSet::kSweep && c.spec.registry_index && !quick &&
+      c.spec.problem == Problem{256, 4096, 4096}) {
+    return kernels::kRegistry[*c.spec.registry_index].config.rung == 8;
+  }
   if (c.set != CaseSet::kLadder || !contains(ncu_problems(quick), c.spec.problem)) return false;
   const bool headline_size = c.spec.problem == cube(quick ? 1024 : 4096);
   if (!c.spec.registry_index) return headline_size;
