@@ -201,6 +201,17 @@ double issue_per_cycle(const Ceilings& c) {
   return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
 }
 
+double ffma_issue_cycles(const SmLimits& sm) {
+  if (sm.fp32_lanes_per_sm <= 0 || sm.warp_size <= 0) return 1.0;
+  const double cycles = static_cast<double>(sm.warp_size) *
+                        std::max(1, sm.register_file_subpartitions) / sm.fp32_lanes_per_sm;
+  return std::max(1.0, cycles);
+}
+
+double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, double issue_rate) {
+  return std::max(ffma * ffma_cycles, instructions) / issue_rate;
+}
+
 bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
                         double spill_bytes_per_thread) {
   return spill_bytes_per_thread > 0 &&
@@ -322,9 +333,11 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   m.schedulers = std::max(1, gpu.sm.register_file_subpartitions);
   m.warps = a.warps;
   m.k_tiles = static_cast<double>(p.waste.k_tiles);
-  m.instructions_per_warp_tile = (a.instructions() + spill.accesses_per_tile) / issue_rate;
+  const double ffma_cycles = ffma_issue_cycles(gpu.sm);
+  m.instructions_per_warp_tile = warp_issue_cycles(
+      a.ffma, a.instructions() + spill.accesses_per_tile, ffma_cycles, issue_rate);
   m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + spill.accesses_per_tile;
-  m.epilogue_instructions = a.epilogue_instructions / issue_rate;
+  m.epilogue_instructions = warp_issue_cycles(0, a.epilogue_instructions, 1, issue_rate);
   const Latencies& lat = p.latencies;
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();

@@ -222,6 +222,41 @@ TEST(Predict, EveryRegistryConfigIsBelowTheFfmaPeak) {
   }
 }
 
+// 64 FP32 lanes per SM (V100, A100): an FFMA warp instruction holds its scheduler's 16 lanes
+// for 2 cycles, so no config predicts above the GPU's own FFMA ceiling.
+TEST(Predict, EveryRegistryConfigIsBelowTheFfmaPeakOnEveryGpu) {
+  for (const GpuSpec& gpu : embedded_specs()) {
+    for (const kernels::RegistryEntry& e : kernels::kRegistry) {
+      const Prediction p = predict(gpu, input(e.config));
+      if (!p.launchable) continue;
+      EXPECT_LE(p.tflops, p.ceilings.ffma_TFLOPS.value() * (1 + 1e-9))
+          << gpu.id << " " << kernels::kernel_id(e.config);
+    }
+  }
+}
+
+TEST(Clock, FfmaIssueCyclesFromTheLanesPerScheduler) {
+  SmLimits sm;
+  sm.warp_size = 32;
+  sm.register_file_subpartitions = 4;
+  sm.fp32_lanes_per_sm = 128;
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(sm), 1);
+  sm.fp32_lanes_per_sm = 64;
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(sm), 2);
+  sm.fp32_lanes_per_sm = 256;  // never below one cycle
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(sm), 1);
+  sm.fp32_lanes_per_sm = 0;  // unknown: one cycle
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(sm), 1);
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(embedded_spec("a100-sxm4-40gb").sm), 2);
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(embedded_spec("v100-sxm2-32gb").sm), 2);
+  EXPECT_DOUBLE_EQ(ffma_issue_cycles(embedded_spec("h200-sxm").sm), 1);
+  // max(ffma * cycles, instructions) / rate.
+  EXPECT_DOUBLE_EQ(warp_issue_cycles(64, 80, 1, 1), 80);
+  EXPECT_DOUBLE_EQ(warp_issue_cycles(64, 80, 2, 1), 128);
+  EXPECT_DOUBLE_EQ(warp_issue_cycles(64, 80, 2, 0.5), 256);
+  EXPECT_DOUBLE_EQ(warp_issue_cycles(0, 10, 2, 1), 10);
+}
+
 TEST(Predict, OneByOneByOne) {
   const Prediction p = predict(h200(), input(kRung5, {1, 1, 1}));
   ASSERT_TRUE(p.launchable);

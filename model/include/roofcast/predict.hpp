@@ -185,7 +185,7 @@ struct PredictInput {
 ///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
 /// with L_global = l1_hit * L_shared + (1 - l1_hit) * slowest_load_latency_cycles(hit, sectors,
 /// L_l2, L_dram) (sectors: tile_sectors for rungs 2-10, one warp's sectors of one k for rung 1),
-/// instruction counts in SM cycles (divided by issue_per_cycle), and
+/// instruction counts in SM issue cycles (warp_issue_cycles), and
 /// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
 /// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs
 /// B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps / schedulers)
@@ -236,6 +236,22 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
 /// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
 /// the ffma microbenchmark = 0.976 of the 256 the 128 lanes allow); 1 without a measurement.
 double issue_per_cycle(const Ceilings& ceilings);
+
+/// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
+/// warp_size * register_file_subpartitions / fp32_lanes_per_sm, at least 1 (32 lanes per
+/// scheduler on sm_86+ and Hopper: 1 cycle; 16 on V100 and A100, whose 64 FP32 lanes per SM
+/// are 16 per sub-partition: 2 cycles; CUDA C++ Programming Guide, "Arithmetic Instructions"
+/// throughput table: 64 FP32 results per clock per SM on 7.0 and 8.0, 128 on 8.6 and 9.0).
+/// 1 when the spec has no lane count.
+double ffma_issue_cycles(const SmLimits& sm);
+
+/// Issue cycles of one warp's instructions per K tile on its scheduler: the dispatcher issues
+/// one warp instruction per cycle and the FP32 pipe accepts one FFMA every ffma_cycles, so
+///   max(ffma * ffma_cycles, instructions) / issue_rate
+/// (instructions include the FFMAs; issue_rate = issue_per_cycle). On the H200
+/// (ffma_cycles = 1) this is instructions / issue_rate; on 64-lane SMs an FFMA-dominated loop
+/// cannot exceed the FFMA ceiling.
+double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, double issue_rate);
 
 /// Whether the spilled values include accumulators: spills present and the accumulators plus
 /// one k's fragments (outputs_per_thread + a_fragment + b_fragment) exceed the registers. A
@@ -300,9 +316,10 @@ struct Prediction {
 ///   l2            = the wave's share of L2 bytes / L2 bandwidth (0 without a ceiling)
 ///   dram          = the wave's share of DRAM bytes / DRAM bandwidth
 ///   spill         = the wave's spill bytes / L2 bandwidth (DRAM's when L2 has none)
-/// f = the SM clock (Ceilings::boost_clock_MHz); instruction counts are divided by
-/// issue_per_cycle and include SpillEstimate::accesses_per_tile, the L1 wavefronts too (one per
-/// local warp access). Then compose_time_s.
+/// f = the SM clock (Ceilings::boost_clock_MHz, the GPU's own); instruction counts are issue
+/// cycles, warp_issue_cycles(ffma, instructions, ffma_issue_cycles(sm), issue_per_cycle), and
+/// include SpillEstimate::accesses_per_tile, the L1 wavefronts too (one per local warp
+/// access). Then compose_time_s.
 Prediction predict(const GpuSpec& gpu, const PredictInput& input,
                    const Calibration& calibration = {});
 
