@@ -14,6 +14,9 @@
 //  - 4: float4 loads into registers one stage ahead (issued at the start of stage t for stage
 //    t + 1) and transposing 4-byte shared stores just before the barrier that ends stage t, as
 //    on rung 8: a quarter of the copy instructions, at the cost of the staging registers.
+// A block whose stages all lie inside A and B (warp::block_is_interior) runs the same pipeline
+// with unpredicated copies from per-thread pointers advanced once per stage; edge blocks run it
+// with bounds-checked, zero-filling copies.
 //
 // Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
 // (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 1 or 4, layout = padded,
@@ -28,15 +31,14 @@
 
 namespace roofcast::kernels::ladder {
 
-template <std::size_t kIndex, class G = warp::Geometry<kIndex>>
-__global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
-    sgemm_cp_async(SgemmArgs args, gemm::RasterOrder raster) {
-  warp::assert_tile_rules<G>();
-  static_assert(G::kConfig.rung == 9 && G::kStages >= 2 && G::kStages <= 4,
-                "rung 9 pipelines 2..4 shared stages");
-  static_assert(G::kBk % 2 == 0, "the two register fragments alternate over an even BK");
+/// The K loop and epilogue of one block. kInterior (warp::block_is_interior): every stage is
+/// wholly inside A and B, so B's copies are unpredicated 16-byte cp.async (and, with
+/// vector_width 4, A's loads unpredicated float4s) from per-thread pointers that move BK rows
+/// of B (BK columns of A) per stage; otherwise each stage's copies are bounds-checked and
+/// zero-filled. The two versions copy, store and synchronise alike.
+template <class G, bool kInterior>
+__device__ __forceinline__ void cp_async_block(const SgemmArgs& args, const warp::BlockTile& tile) {
   float* const smem = warp::shared_floats();
-  const warp::BlockTile tile = warp::block_tile<G>(args, raster, static_cast<int>(blockIdx.x));
   const warp::ThreadPlace place = warp::thread_place<G>();
   const int k_tiles = warp::k_tiles<G>(args);
   float acc[G::kTm][G::kTn];
@@ -50,6 +52,14 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   warp::AStaging<G> a_staging;
   const std::uint32_t smem_address = warp::shared_address(smem);
   constexpr std::uint32_t kStageBytes = 4u * G::kStageFloats;
+  // Interior: this thread's first B float4 of the next stage to issue, and its first A float4
+  // of the next stage to load into registers (vector_width 4).
+  const float* b_source = nullptr;
+  const float* a_source = nullptr;
+  if constexpr (kInterior) {
+    b_source = warp::interior_b_source<G>(args, tile, b_vectors);
+    a_source = warp::interior_a_source<G>(args, tile, a_vectors);
+  }
 
   // Prologue: stages 0 .. S - 2 in flight, one commit group each (empty past the last stage).
 #pragma unroll
@@ -59,12 +69,21 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
       if constexpr (!kAInRegisters) {
         warp::issue_a_async<G>(stage, args, tile, s * G::kBk, a_elements);
       }
-      warp::issue_b_async<G>(stage, args, tile, s * G::kBk, b_vectors, b_elements);
+      if constexpr (kInterior) {
+        warp::issue_b_async_interior<G>(stage, b_source, args.n, b_vectors);
+        b_source += static_cast<long long>(G::kBk) * args.n;
+      } else {
+        warp::issue_b_async<G>(stage, args, tile, s * G::kBk, b_vectors, b_elements);
+      }
     }
     warp::cp_async_commit();
   }
   if constexpr (kAInRegisters) {
-    warp::load_a_to_registers<G>(a_staging, args, tile, 0, a_vectors);
+    if constexpr (kInterior) {
+      warp::load_a_interior<G>(a_staging, a_source, args.k);
+    } else {
+      warp::load_a_to_registers<G>(a_staging, args, tile, 0, a_vectors);
+    }
     warp::store_a_to_shared<G>(a_staging, smem, a_vectors);
   }
   warp::cp_async_wait<G::kStages - 2>();
@@ -81,15 +100,26 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
       if constexpr (!kAInRegisters) {
         warp::issue_a_async<G>(stage, args, tile, fetch * G::kBk, a_elements);
       }
-      warp::issue_b_async<G>(stage, args, tile, fetch * G::kBk, b_vectors, b_elements);
+      if constexpr (kInterior) {
+        warp::issue_b_async_interior<G>(stage, b_source, args.n, b_vectors);
+        b_source += static_cast<long long>(G::kBk) * args.n;
+      } else {
+        warp::issue_b_async<G>(stage, args, tile, fetch * G::kBk, b_vectors, b_elements);
+      }
     }
     warp::cp_async_commit();
     write_stage = write_stage + 1 == G::kStages ? 0 : write_stage + 1;
     read_stage = read_stage + 1 == G::kStages ? 0 : read_stage + 1;
     const bool has_next = t + 1 < k_tiles;
     if constexpr (kAInRegisters) {
-      if (has_next)
-        warp::load_a_to_registers<G>(a_staging, args, tile, (t + 1) * G::kBk, a_vectors);
+      if (has_next) {
+        if constexpr (kInterior) {
+          a_source += G::kBk;
+          warp::load_a_interior<G>(a_staging, a_source, args.k);
+        } else {
+          warp::load_a_to_registers<G>(a_staging, args, tile, (t + 1) * G::kBk, a_vectors);
+        }
+      }
     }
 #pragma unroll
     for (int kk = 0; kk < G::kBk; ++kk) {
@@ -111,6 +141,21 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   }
   warp::cp_async_wait<0>();
   warp::store_c<G>(acc, args, tile, place);
+}
+
+template <std::size_t kIndex, class G = warp::Geometry<kIndex>>
+__global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
+    sgemm_cp_async(SgemmArgs args, gemm::RasterOrder raster) {
+  warp::assert_tile_rules<G>();
+  static_assert(G::kConfig.rung == 9 && G::kStages >= 2 && G::kStages <= 4,
+                "rung 9 pipelines 2..4 shared stages");
+  static_assert(G::kBk % 2 == 0, "the two register fragments alternate over an even BK");
+  const warp::BlockTile tile = warp::block_tile<G>(args, raster, static_cast<int>(blockIdx.x));
+  if (warp::block_is_interior<G>(args, tile)) {
+    cp_async_block<G, true>(args, tile);
+  } else {
+    cp_async_block<G, false>(args, tile);
+  }
 }
 
 template <std::size_t kIndex>
