@@ -3,13 +3,19 @@
 #include <cstdio>
 #include <sstream>
 
+#include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 
 namespace roofcast::views {
 
-LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Problem& problem) {
-  LadderTable table{problem, gpus, {}};
+LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Problem& problem,
+                              bool use_stored_calibrations) {
+  LadderTable table{problem, gpus, {}, {}};
   for (const GpuSpec& gpu : gpus) {
+    Calibration calibration;
+    const auto stored = use_stored_calibrations ? embedded_calibration(gpu.id) : std::nullopt;
+    if (stored) calibration = stored->parameters;
+    table.calibrated.push_back(stored.has_value());
     std::vector<LadderPrediction>& row = table.rows.emplace_back();
     const int cc = gpu.compute_capability.major * 10 + gpu.compute_capability.minor;
     for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
@@ -27,7 +33,7 @@ LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Prob
                         : gemm::RasterOrder{};
         in.shared_memory_bytes = kernels::shared_memory_bytes(entry.config);
         in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(entry.config);
-        p.prediction = predict(gpu, in);
+        p.prediction = predict(gpu, in, calibration);
       }
       row.push_back(std::move(p));
     }
@@ -43,7 +49,11 @@ std::string ladder_table_text(const LadderTable& table) {
       << " (registers estimated, nothing compiled; grouped:8 raster for rungs 7-10)\n";
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
     const GpuSpec& gpu = table.gpus[g];
-    out << "\n" << gpu.name << " (" << gpu.id << ")\n";
+    out << "\n"
+        << gpu.name << " (" << gpu.id << "), "
+        << (table.calibrated[g] ? "calibrated (data/calibration/" + gpu.id + ".json)"
+                                : std::string("uncalibrated (no committed measurement)"))
+        << "\n";
     std::snprintf(line, sizeof line, "  %-4s %-60s %5s %7s %-16s %6s %5s %6s %-13s %8s %6s\n",
                   "rung", "kernel", "regs", "blk/SM", "limited by", "waves", "tail", "L2 hit",
                   "bound by", "TFLOPS", "%peak");
@@ -81,7 +91,9 @@ nlohmann::json ladder_table_json(const LadderTable& table) {
   j["problem"] = {{"m", table.problem.m}, {"n", table.problem.n}, {"k", table.problem.k}};
   j["registers"] = "estimated";
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
-    nlohmann::json gpu = {{"id", table.gpus[g].id}, {"name", table.gpus[g].name}};
+    nlohmann::json gpu = {{"id", table.gpus[g].id},
+                          {"name", table.gpus[g].name},
+                          {"calibrated", static_cast<bool>(table.calibrated[g])}};
     for (const LadderPrediction& p : table.rows[g]) {
       nlohmann::json row = {{"rung", p.rung}, {"kernel", p.kernel_id}, {"supported", p.supported}};
       if (p.supported) {

@@ -22,13 +22,15 @@ struct LadderPrediction {
 struct LadderTable {
   gemm::Problem problem;
   std::vector<GpuSpec> gpus;
+  std::vector<bool> calibrated;                     // [gpu]: its committed calibration was applied
   std::vector<std::vector<LadderPrediction>> rows;  // [gpu][headline config]
 };
 
 /// Predicts each headline config on each GPU at `problem` (row-major raster for rungs 1-6,
-/// grouped:8 for rungs 7-10), registers from the model's estimate, uncalibrated unless the
-/// GPU has a committed calibration.
-LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Problem& problem);
+/// grouped:8 for rungs 7-10), registers from the model's estimate, with the GPU's committed
+/// calibration (data/calibration) when it has one and `use_stored_calibrations`.
+LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Problem& problem,
+                              bool use_stored_calibrations = true);
 std::string ladder_table_text(const LadderTable& table);
 nlohmann::json ladder_table_json(const LadderTable& table);
 

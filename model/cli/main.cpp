@@ -25,6 +25,7 @@
 
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
+#include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -116,6 +117,13 @@ int run_table(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// "10.1%".
+std::string format_percent(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", value);
+  return text;
+}
+
 int run_ladder(const std::vector<std::string>& args) {
   po::options_description desc(
       "roofcast ladder: every rung's headline SGEMM config (the kernel registry) predicted on "
@@ -126,7 +134,8 @@ int run_ladder(const std::vector<std::string>& args) {
                                                                  "only this GPU (id or spec file)")(
       "m", po::value<long long>()->default_value(4096), "rows of A and C")(
       "n", po::value<long long>()->default_value(4096), "columns of B and C")(
-      "k", po::value<long long>()->default_value(4096), "the shared dimension");
+      "k", po::value<long long>()->default_value(4096), "the shared dimension")(
+      "uncalibrated", "ignore the GPUs' committed calibrations (data/calibration)");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
@@ -145,7 +154,8 @@ int run_ladder(const std::vector<std::string>& args) {
   problem.k = vm["k"].as<long long>();
   std::vector<roofcast::GpuSpec> gpus = database_with(vm);
   if (vm.count("gpu")) gpus = {roofcast::find_spec(vm["gpu"].as<std::string>())};
-  const auto table = roofcast::views::make_ladder_table(gpus, problem);
+  const auto table =
+      roofcast::views::make_ladder_table(gpus, problem, vm.count("uncalibrated") == 0U);
   if (vm.count("json")) {
     std::cout << roofcast::views::ladder_table_json(table).dump(2) << "\n";
   } else {
@@ -357,7 +367,8 @@ int run_predict(const std::vector<std::string>& args) {
       ("beta", po::value<double>()->default_value(0.0), "beta of C = alpha A B + beta C "
        "(non-zero reads C)")
       ("l2-model", po::value<std::string>()->default_value("roofcast"),
-       "L2 hit-rate model: roofcast|published");
+       "L2 hit-rate model: roofcast|published")
+      ("uncalibrated", "ignore the GPU's committed calibration (data/calibration)");
   // clang-format on
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
@@ -470,7 +481,17 @@ int run_predict(const std::vector<std::string>& args) {
   report.rung_name = std::string(roofcast::kernels::rung_name(c.rung));
   report.in_registry =
       roofcast::kernels::find_kernel(report.kernel_id) < roofcast::kernels::kRegistrySize;
-  report.prediction = roofcast::predict(gpu, in);
+  roofcast::Calibration calibration;
+  if (vm.count("uncalibrated") == 0U) {
+    if (const auto stored = roofcast::embedded_calibration(gpu.id)) {
+      calibration = stored->parameters;
+      report.notes.push_back("calibrated: data/calibration/" + gpu.id + ".json, fitted on " +
+                             stored->measurement + " (" + stored->training_split + " split; MAPE " +
+                             format_percent(stored->training_mape_percent) + " training, " +
+                             format_percent(stored->held_out_mape_percent) + " held-out)");
+    }
+  }
+  report.prediction = roofcast::predict(gpu, in, calibration);
   if (vm.count("json")) {
     std::cout << roofcast::views::predict_json(report).dump(2) << "\n";
   } else {
@@ -492,7 +513,9 @@ int run_accuracy(const std::vector<std::string>& args) {
       "measurements", po::value<std::string>(),
       "the sgemm-ladder JSON (default: data/measurements/<gpu id>/sgemm-ladder.json)")(
       "l2-model", po::value<std::string>()->default_value("roofcast"),
-      "L2 model of the time model: roofcast or published")("cases", "list every case");
+      "L2 model of the time model: roofcast or published")("cases", "list every case")(
+      "write-calibration", po::value<std::string>(),
+      "write the fitted parameters as a calibration file (data/calibration/<gpu id>.json)");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
@@ -510,6 +533,24 @@ int run_accuracy(const std::vector<std::string>& args) {
   const auto accuracy = roofcast::validation::evaluate_model(
       gpu, measurement,
       l2_text == "roofcast" ? roofcast::L2Model::kRoofcast : roofcast::L2Model::kPublished);
+  if (vm.count("write-calibration")) {
+    roofcast::StoredCalibration stored;
+    stored.gpu_id = gpu.id;
+    stored.measurement = path;
+    stored.measurement_revision = measurement.context.git_revision;
+    stored.training_split = accuracy.training_split;
+    stored.training_cases = accuracy.training.cases;
+    stored.held_out_cases = accuracy.held_out.cases;
+    stored.training_mape_percent = accuracy.training.mape_percent;
+    stored.held_out_mape_percent = accuracy.held_out.mape_percent;
+    stored.parameters = accuracy.fit.calibration;
+    const std::string out_path = vm["write-calibration"].as<std::string>();
+    std::ofstream out(out_path);
+    if (!(out << roofcast::calibration_json(stored))) {
+      throw std::runtime_error("cannot write the calibration file " + out_path);
+    }
+    std::cerr << "wrote " << out_path << "\n";
+  }
   if (vm.count("json")) {
     std::cout << roofcast::views::accuracy_json(accuracy).dump(1) << "\n";
   } else {

@@ -13,5 +13,7 @@ struct EmbeddedFile {
 
 extern const EmbeddedFile kEmbeddedSpecFiles[];
 extern const std::size_t kEmbeddedSpecFileCount;
+extern const EmbeddedFile kEmbeddedCalibrationFiles[];  // data/calibration/*.json
+extern const std::size_t kEmbeddedCalibrationFileCount;
 
 }  // namespace roofcast::detail

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
 #include "roofcast/validation/model_accuracy.hpp"
@@ -36,6 +37,30 @@ TEST(ModelAccuracyH200, SpecCarriesTheMeasuredCeilings) {
   ASSERT_TRUE(gpu.measured.has_value());
   EXPECT_EQ(*gpu.measured, m.microbenchmarks->measured)
       << "data/gpus/h200-sxm.json's measured block must equal the committed measurement's";
+}
+
+// data/calibration/h200-sxm.json is what `roofcast accuracy --write-calibration` fits on the
+// committed measurement with this build's model: regenerate it when the model changes.
+TEST(ModelAccuracyH200, CommittedCalibrationIsTheFreshFit) {
+  const auto stored = embedded_calibration("h200-sxm");
+  ASSERT_TRUE(stored.has_value());
+  const ModelAccuracy& a = h200_accuracy();
+  const Calibration& fresh = a.fit.calibration;
+  const double values[][2] = {
+      {stored->parameters.issue_scale, fresh.issue_scale},
+      {stored->parameters.shared_memory_scale, fresh.shared_memory_scale},
+      {stored->parameters.latency_scale, fresh.latency_scale},
+      {stored->parameters.l2_scale, fresh.l2_scale},
+      {stored->parameters.dram_scale, fresh.dram_scale},
+      {stored->parameters.launch_overhead_s, fresh.launch_overhead_s},
+      {stored->parameters.l2_capacity_fraction, fresh.l2_capacity_fraction}};
+  for (const auto& [committed, fitted] : values) {
+    EXPECT_NEAR(committed, fitted, 1e-9 * std::max(1.0, std::fabs(fitted)))
+        << "run: roofcast accuracy --gpu h200-sxm --write-calibration "
+           "data/calibration/h200-sxm.json";
+  }
+  EXPECT_EQ(stored->measurement_revision, a.measurement_revision);
+  EXPECT_EQ(stored->training_split, a.training_split);
 }
 
 TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOutWithinTenPercent) {

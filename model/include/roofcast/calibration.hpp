@@ -1,0 +1,38 @@
+// Committed calibrations: the global per-GPU parameters of the time model (Calibration in
+// predict.hpp), fitted by `roofcast accuracy --write-calibration` on a measurement's training
+// split, stored as data/calibration/<gpu id>.json and embedded in the library. predict() takes
+// a Calibration; the CLI applies a GPU's stored one unless told not to.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "roofcast/predict.hpp"
+
+namespace roofcast {
+
+inline constexpr int kCalibrationSchemaVersion = 1;
+
+struct StoredCalibration {
+  std::string gpu_id;                // data/gpus id
+  std::string measurement;           // the measurement file it was fitted on (repository path)
+  std::string measurement_revision;  // that measurement's git revision
+  std::string training_split;        // e.g. "square-pow2"
+  int training_cases = 0;
+  int held_out_cases = 0;
+  double training_mape_percent = 0;
+  double held_out_mape_percent = 0;
+  Calibration parameters;
+};
+
+/// Parses a calibration file; throws SpecError naming `origin`, the field and the expectation.
+StoredCalibration parse_calibration(std::string_view json_text, std::string_view origin);
+
+/// The file's text (2-space JSON, keys in a fixed order, 17 significant digits).
+std::string calibration_json(const StoredCalibration& calibration);
+
+/// The embedded calibration of a GPU id, if one is committed.
+std::optional<StoredCalibration> embedded_calibration(std::string_view gpu_id);
+
+}  // namespace roofcast

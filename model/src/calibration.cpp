@@ -1,0 +1,128 @@
+#include "roofcast/calibration.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "embedded_files.hpp"
+#include "roofcast/spec.hpp"
+
+namespace roofcast {
+namespace {
+
+using nlohmann::ordered_json;
+
+const ordered_json& field(const ordered_json& object, const std::string& name,
+                          const std::string& origin, const std::string& path) {
+  const auto found = object.find(name);
+  if (found == object.end()) throw SpecError(origin, path + name, "a value (it is missing)");
+  return *found;
+}
+
+std::string text_field(const ordered_json& object, const std::string& name,
+                       const std::string& origin, const std::string& path = "") {
+  const ordered_json& value = field(object, name, origin, path);
+  if (!value.is_string()) throw SpecError(origin, path + name, "a string, got " + value.dump());
+  return value.get<std::string>();
+}
+
+double number_field(const ordered_json& object, const std::string& name, const std::string& origin,
+                    const std::string& path, bool allow_zero) {
+  const ordered_json& value = field(object, name, origin, path);
+  if (!value.is_number()) throw SpecError(origin, path + name, "a number, got " + value.dump());
+  const double number = value.get<double>();
+  if (number < 0 || (!allow_zero && number == 0)) {
+    throw SpecError(
+        origin, path + name,
+        std::string(allow_zero ? "a number >= 0" : "a positive number") + ", got " + value.dump());
+  }
+  return number;
+}
+
+void reject_unknown(const ordered_json& object, std::initializer_list<const char*> known,
+                    const std::string& origin, const std::string& path) {
+  for (const auto& [key, value] : object.items()) {
+    bool found = false;
+    for (const char* name : known) found = found || key == name;
+    if (!found) throw SpecError(origin, path + key, "no such field (unknown field)");
+  }
+}
+
+}  // namespace
+
+StoredCalibration parse_calibration(std::string_view json_text, std::string_view origin_view) {
+  const std::string origin(origin_view);
+  ordered_json document;
+  try {
+    document = ordered_json::parse(json_text);
+  } catch (const ordered_json::parse_error& error) {
+    throw SpecError(origin, "<document>", "valid JSON (" + std::string(error.what()) + ")");
+  }
+  if (!document.is_object()) throw SpecError(origin, "<document>", "a JSON object");
+  const ordered_json& version = field(document, "schema_version", origin, "");
+  if (!version.is_number_integer() || version.get<int>() != kCalibrationSchemaVersion) {
+    throw SpecError(
+        origin, "schema_version",
+        "schema_version " + std::to_string(kCalibrationSchemaVersion) + ", got " + version.dump());
+  }
+  reject_unknown(document,
+                 {"schema_version", "gpu_id", "measurement", "measurement_revision",
+                  "training_split", "training_cases", "held_out_cases", "training_mape_percent",
+                  "held_out_mape_percent", "parameters"},
+                 origin, "");
+  StoredCalibration c;
+  c.gpu_id = text_field(document, "gpu_id", origin);
+  c.measurement = text_field(document, "measurement", origin);
+  c.measurement_revision = text_field(document, "measurement_revision", origin);
+  c.training_split = text_field(document, "training_split", origin);
+  c.training_cases = static_cast<int>(number_field(document, "training_cases", origin, "", false));
+  c.held_out_cases = static_cast<int>(number_field(document, "held_out_cases", origin, "", true));
+  c.training_mape_percent = number_field(document, "training_mape_percent", origin, "", true);
+  c.held_out_mape_percent = number_field(document, "held_out_mape_percent", origin, "", true);
+  const ordered_json& p = field(document, "parameters", origin, "");
+  if (!p.is_object()) throw SpecError(origin, "parameters", "an object");
+  const std::string at = "parameters.";
+  reject_unknown(p,
+                 {"issue_scale", "shared_memory_scale", "latency_scale", "l2_scale", "dram_scale",
+                  "launch_overhead_s", "l2_capacity_fraction"},
+                 origin, at);
+  c.parameters.issue_scale = number_field(p, "issue_scale", origin, at, false);
+  c.parameters.shared_memory_scale = number_field(p, "shared_memory_scale", origin, at, false);
+  c.parameters.latency_scale = number_field(p, "latency_scale", origin, at, false);
+  c.parameters.l2_scale = number_field(p, "l2_scale", origin, at, false);
+  c.parameters.dram_scale = number_field(p, "dram_scale", origin, at, false);
+  c.parameters.launch_overhead_s = number_field(p, "launch_overhead_s", origin, at, true);
+  c.parameters.l2_capacity_fraction = number_field(p, "l2_capacity_fraction", origin, at, false);
+  return c;
+}
+
+std::string calibration_json(const StoredCalibration& c) {
+  ordered_json j;
+  j["schema_version"] = kCalibrationSchemaVersion;
+  j["gpu_id"] = c.gpu_id;
+  j["measurement"] = c.measurement;
+  j["measurement_revision"] = c.measurement_revision;
+  j["training_split"] = c.training_split;
+  j["training_cases"] = c.training_cases;
+  j["held_out_cases"] = c.held_out_cases;
+  j["training_mape_percent"] = c.training_mape_percent;
+  j["held_out_mape_percent"] = c.held_out_mape_percent;
+  j["parameters"] = {{"issue_scale", c.parameters.issue_scale},
+                     {"shared_memory_scale", c.parameters.shared_memory_scale},
+                     {"latency_scale", c.parameters.latency_scale},
+                     {"l2_scale", c.parameters.l2_scale},
+                     {"dram_scale", c.parameters.dram_scale},
+                     {"launch_overhead_s", c.parameters.launch_overhead_s},
+                     {"l2_capacity_fraction", c.parameters.l2_capacity_fraction}};
+  return j.dump(2) + "\n";
+}
+
+std::optional<StoredCalibration> embedded_calibration(std::string_view gpu_id) {
+  for (std::size_t i = 0; i < detail::kEmbeddedCalibrationFileCount; ++i) {
+    const detail::EmbeddedFile& file = detail::kEmbeddedCalibrationFiles[i];
+    StoredCalibration c = parse_calibration(std::string_view(file.bytes, file.size),
+                                            std::string("data/calibration/") + file.name);
+    if (c.gpu_id == gpu_id) return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace roofcast

@@ -1,0 +1,76 @@
+// Committed calibration files: parse, write, round trip, and errors that name the field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "roofcast/calibration.hpp"
+#include "roofcast/spec.hpp"
+
+namespace roofcast {
+namespace {
+
+StoredCalibration sample() {
+  StoredCalibration c;
+  c.gpu_id = "h200-sxm";
+  c.measurement = "data/measurements/h200-sxm/sgemm-ladder.json";
+  c.measurement_revision = "abc1234";
+  c.training_split = "square-pow2";
+  c.training_cases = 115;
+  c.held_out_cases = 288;
+  c.training_mape_percent = 9.5;
+  c.held_out_mape_percent = 12.25;
+  c.parameters.issue_scale = 1.2801661052235023;
+  c.parameters.shared_memory_scale = 0.1 + 0.2;  // not exactly representable in decimal
+  c.parameters.latency_scale = 1.25;
+  c.parameters.launch_overhead_s = 1.0891751330530622e-05;
+  return c;
+}
+
+TEST(Calibration, RoundTripsExactly) {
+  const StoredCalibration c = sample();
+  const StoredCalibration back = parse_calibration(calibration_json(c), "x.json");
+  EXPECT_EQ(back.gpu_id, c.gpu_id);
+  EXPECT_EQ(back.measurement_revision, c.measurement_revision);
+  EXPECT_EQ(back.training_cases, 115);
+  EXPECT_EQ(back.parameters, c.parameters);  // bit-exact doubles
+}
+
+TEST(Calibration, ErrorsNameTheFileAndField) {
+  nlohmann::json j = nlohmann::json::parse(calibration_json(sample()));
+  auto rejected = [](const nlohmann::json& doc, const std::string& field) {
+    try {
+      parse_calibration(doc.dump(), "bad.json");
+    } catch (const SpecError& error) {
+      return error.file() == "bad.json" && error.field() == field;
+    }
+    return false;
+  };
+  nlohmann::json d = j;
+  d["schema_version"] = 2;
+  EXPECT_TRUE(rejected(d, "schema_version"));
+  d = j;
+  d.erase("gpu_id");
+  EXPECT_TRUE(rejected(d, "gpu_id"));
+  d = j;
+  d["parameters"]["issue_scale"] = -1;
+  EXPECT_TRUE(rejected(d, "parameters.issue_scale"));
+  d = j;
+  d["parameters"]["latency_scale"] = 0;
+  EXPECT_TRUE(rejected(d, "parameters.latency_scale"));
+  d = j;
+  d["parameters"]["issue_scale_typo"] = 1;
+  EXPECT_TRUE(rejected(d, "parameters.issue_scale_typo"));
+  d = j;
+  d["training_split"] = 3;
+  EXPECT_TRUE(rejected(d, "training_split"));
+  EXPECT_THROW(parse_calibration("{", "bad.json"), SpecError);
+}
+
+TEST(Calibration, EmbeddedOnlyForMeasuredGpus) {
+  EXPECT_TRUE(embedded_calibration("h200-sxm").has_value());
+  EXPECT_FALSE(embedded_calibration("v100-sxm2-32gb").has_value());
+  EXPECT_FALSE(embedded_calibration("no-such-gpu").has_value());
+}
+
+}  // namespace
+}  // namespace roofcast
