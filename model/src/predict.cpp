@@ -201,6 +201,10 @@ double issue_per_cycle(const Ceilings& c) {
   return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
 }
 
+double block_issue_cycles_per_instruction(int warps_per_scheduler) {
+  return std::max(static_cast<double>(warps_per_scheduler), kWarpIssueCyclesAlone);
+}
+
 double ffma_issue_cycles(const SmLimits& sm) {
   if (sm.fp32_lanes_per_sm <= 0 || sm.warp_size <= 0) return 1.0;
   const double cycles = static_cast<double>(sm.warp_size) *
@@ -352,8 +356,10 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   h.global_latency_cycles = l1_hit * lat.shared_memory_cycles + (1 - l1_hit) * memory_latency;
   const bool all_async = a.a_async_copy && a.b_async_copy;
   h.overhead_cycles = a.rung == 1 ? 0.0 : (all_async ? 1 : 2) * lat.shared_memory_cycles;
-  h.tile_issue_cycles = std::max(m.instructions_per_warp_tile * ceil_div_int(m.warps, m.schedulers),
-                                 a.k_tile * lat.ffma_cycles);
+  const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
+  h.tile_issue_cycles = std::max(
+      m.instructions_per_warp_tile * block_issue_cycles_per_instruction(block_warps_per_scheduler),
+      a.k_tile * lat.ffma_cycles);
   h.tile_cycle_cycles =
       a.prefetch_tiles == 0
           ? h.tile_issue_cycles + h.global_latency_cycles + h.overhead_cycles

@@ -20,6 +20,15 @@ constexpr double kLoopInstructionsPerTile = 4;
 
 int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
 
+/// Iterations per warp, averaged over the block's warps, of a copy loop
+/// `for (e = tid; e < items; e += threads)`: ceil(items / 32) / ceil(threads / 32). A warp
+/// whose lanes all start beyond `items` skips the loop, so with fewer items than threads
+/// (64 x 8 A tile as float4 = 128 copies for 256 threads) half the warps copy nothing: 0.5, not
+/// the per-thread maximum 1. Whole warps count: the warp instructions the SM issues.
+double copies_per_warp(int items, int threads) {
+  return static_cast<double>(ceil_div_int(items, kWarpLanes)) / ceil_div_int(threads, kWarpLanes);
+}
+
 /// Distinct values of a small array (<= 128 entries) without allocation: O(n) when the values
 /// do not decrease (lanes walking a row-major tile), else O(n^2).
 int distinct_count(const std::int64_t* values, int n) {
@@ -197,9 +206,9 @@ WarpAccess tile_global_load(const Shape& s, int rows, int cols, std::int64_t ld,
                             int width, bool vector_path) {
   WarpAccess a;
   const int vectors = rows * cols / width;
-  const int per_thread = ceil_div_int(vectors, threads);
+  const double per_warp = copies_per_warp(vectors, threads);
   // Without the float4 path a vector is four predicated scalar loads.
-  a.instructions = vector_path ? per_thread : per_thread * width;
+  a.instructions = vector_path ? per_warp : per_warp * width;
   a.vector_floats = vector_path ? width : 1;
   std::int64_t words[kWarpLanes] = {};
   const int lanes = std::min(s.lanes, std::max(1, vectors));
@@ -295,7 +304,7 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Sh
   a.global_b = tile_global_load(s, c.bk, c.bn, p.n, a.threads, 1, true);
   a.store_a = contiguous_store(s, a.global_a.instructions, 1);
   a.store_b = contiguous_store(s, a.global_b.instructions, 1);
-  a.staging_registers = static_cast<int>(a.global_a.instructions + a.global_b.instructions);
+  a.staging_registers = ceil_div_int(c.bm * c.bk, a.threads) + ceil_div_int(c.bk * c.bn, a.threads);
   const int threads_per_row = c.bn / c.tn;
   std::int64_t words[kWarpLanes] = {};
   a.load_a.instructions = static_cast<double>(c.tm) * c.bk;
@@ -326,8 +335,8 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.b_vector = p.n % kVectorFloats == 0;
   a.global_a = tile_global_load(s, c.bm, c.bk, p.k, a.threads, kVectorFloats, a.a_vector);
   a.global_b = tile_global_load(s, c.bk, c.bn, p.n, a.threads, kVectorFloats, a.b_vector);
-  const double a_vectors_per_thread = ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads);
-  const double b_vectors_per_thread = ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads);
+  const double a_vectors_per_thread = copies_per_warp(c.bm * c.bk / kVectorFloats, a.threads);
+  const double b_vectors_per_thread = copies_per_warp(c.bk * c.bn / kVectorFloats, a.threads);
   std::int64_t words[kWarpLanes] = {};
   // A: four scalar stores per float4, transposed; the store of component 0 stands for all.
   walk_lanes(s.lanes, c.bk / kVectorFloats, [&](int lane, int m, int kq) {
@@ -343,8 +352,8 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.store_b.vector_floats = kVectorFloats;
   a.store_b.wavefronts =
       shared_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.store_b.wavefronts_ideal);
-  a.staging_registers =
-      static_cast<int>(kVectorFloats * (a_vectors_per_thread + b_vectors_per_thread));
+  a.staging_registers = kVectorFloats * (ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads) +
+                                         ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads));
   // Fragments at k = 0, first float4.
   const int threads_per_row = c.bn / c.tn;
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int tr, int) {
@@ -404,9 +413,9 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.a_async_copy = !a_in_registers;
   a.b_async_copy = c.rung >= 9;
   a.b_bulk_copy = c.rung == 10 && a.b_vector;
-  const double a_vectors = ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads);
-  const double b_vectors = ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads);
-  const double a_elements = ceil_div_int(c.bm * c.bk, a.threads);
+  const double a_vectors = copies_per_warp(c.bm * c.bk / kVectorFloats, a.threads);
+  const double b_vectors = copies_per_warp(c.bk * c.bn / kVectorFloats, a.threads);
+  const double a_elements = copies_per_warp(c.bm * c.bk, a.threads);
   std::int64_t words[kWarpLanes] = {};
   std::int64_t shared[kWarpLanes] = {};
   // Lane l's copy position: (row, col) = ((l / per) % BM, 8 * ((l / per) / BM) + ...), walked
@@ -439,7 +448,9 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
     a.store_a.wavefronts =
         shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_a.wavefronts_ideal);
     a.staging_registers =
-        static_cast<int>(kVectorFloats * (a_vectors + (a.b_async_copy ? 0 : b_vectors)));
+        kVectorFloats *
+        (ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads) +
+         (a.b_async_copy ? 0 : ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads)));
   } else {
     walk_chunks(8, 1);
     a.global_a.instructions = a_elements;

@@ -209,6 +209,25 @@ TEST(Anatomy, VectorizedRungConflictsAndTheirFixes) {
   }
 }
 
+// A 64 x 8 tile as float4 is 128 copies for 256 threads: warps 0-3 copy one each, warps 4-7
+// none, so a warp issues 0.5 copies per K tile on average (not the per-thread maximum 1), and
+// the sectors requested from L1 equal the bytes L2 supplies (no false L1 reuse).
+TEST(Anatomy, CopyLoopsWithFewerCopiesThanThreads) {
+  const TileConfig c = config(5, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4);
+  const KernelAnatomy a = kernel_anatomy(k4096, c);
+  EXPECT_DOUBLE_EQ(a.global_a.instructions, 0.5);
+  EXPECT_DOUBLE_EQ(a.global_b.instructions, 0.5);
+  EXPECT_DOUBLE_EQ(a.store_a.instructions, 4 * 0.5);
+  EXPECT_DOUBLE_EQ(a.store_b.instructions, 0.5);
+  EXPECT_EQ(a.staging_registers, 8);  // a copying thread still holds one float4 of each
+  const TileWaste w = compute_tile_waste(k4096, c);
+  const Traffic t = compute_traffic(k4096, c, a, w, false);
+  EXPECT_DOUBLE_EQ(t.l1_hit_rate(), 0);
+  // 192 copies for 256 threads: 6 warp-rounds over 8 warps.
+  const TileConfig r4 = config(4, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 1);
+  EXPECT_DOUBLE_EQ(kernel_anatomy(k4096, r4).global_a.instructions, 512.0 / 32 / 8);
+}
+
 TEST(Anatomy, UnalignedRowsFallBackToScalarLoads) {
   const KernelAnatomy a = kernel_anatomy({4096, 4097, 4095}, kRung5);
   EXPECT_FALSE(a.a_vector);

@@ -179,7 +179,8 @@ struct PredictInput {
 };
 
 /// Latency hiding in a full wave, per SM. One block's K tile takes
-///   tile_issue = max(instructions per warp * ceil(warps / schedulers), k_tile * FFMA latency)
+///   tile_issue = max(instructions per warp * block_issue_cycles_per_instruction(
+///                    ceil(warps / schedulers)), k_tile * FFMA latency)
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
 ///   d = 0:  tile_cycle = tile_issue + L_global + overhead      (load, wait, compute)
 ///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
@@ -236,6 +237,26 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
 /// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
 /// the ffma microbenchmark = 0.976 of the 256 the 128 lanes allow); 1 without a measurement.
 double issue_per_cycle(const Ceilings& ceilings);
+
+/// Cycles between two instructions of one warp that runs alone on its scheduler, no memory
+/// latency exposed: Nsight Compute's warp cycles per issued instruction on the H200 without
+/// the stalls caused by other warps (not_selected) and by the memory latency chain that the
+/// latency term models (long_scoreboard, barrier, membar): selected 1.0 + dispatch_stall 0.23 +
+/// wait 0.16-0.17 + short_scoreboard 0.14-0.16 + no_instruction 0-0.08 = 1.66-1.70 for
+/// r08-dbuf-256x128x8-w64x64-t16x8 at 2048^3, 4096^3 and 8192^3 (data/measurements/h200-sxm/
+/// sgemm-ladder.json, ncu stalls); 1.63-1.72 for r09-async-256x128x16 at the same sizes.
+inline constexpr double kWarpIssueCyclesAlone = 1.67;
+
+/// Issue cycles of one block's warps per warp instruction on a scheduler, the block alone:
+/// a scheduler issues one instruction per cycle, and one warp at most one every
+/// kWarpIssueCyclesAlone cycles, so
+///   max(ceil(warps / schedulers), kWarpIssueCyclesAlone)
+/// (1 warp per scheduler: 1.67; 2 or more: the warps' count). Motivated by the skinny
+/// 256x4096x4096 sweep: blocks of 4 warps alone on an SM (1 warp per scheduler; r08/r09/r10
+/// 128x128x8 and 128x64x8, 128 threads) measure 1.5-2.5 cycles per warp instruction per K
+/// tile where the model counted 1, while 8-warp blocks (2 per scheduler) measure 1.23-1.28,
+/// what the fitted issue scale covers.
+double block_issue_cycles_per_instruction(int warps_per_scheduler);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
 /// warp_size * register_file_subpartitions / fp32_lanes_per_sm, at least 1 (32 lanes per

@@ -23,7 +23,8 @@ inline constexpr int kSectorBytes = 32;
 /// One warp-wide memory instruction: its count per thread per K tile and the wavefronts (L1 /
 /// shared data-path cycles) one warp instruction takes.
 struct WarpAccess {
-  double instructions = 0;   // per thread (= per warp) per K tile
+  double instructions = 0;   // per warp per K tile, averaged over the block's warps (copy
+                             // loops: ceil(copies / 32) / warps; warps past the tile skip)
   int vector_floats = 1;     // floats per lane: 1, 2 or 4
   int wavefronts_ideal = 0;  // the minimum: ceil(distinct bytes / 128)
   int wavefronts = 0;        // as laid out: bank-conflict replays (shared) or lines (global)
@@ -38,7 +39,8 @@ struct WarpAccess {
 };
 
 /// What one thread of a rung's block does per K tile (one main-loop iteration), read off the
-/// rung's kernel. Counts are per thread = per warp instruction.
+/// rung's kernel. Counts are per warp instruction, averaged over the block's warps (a thread's
+/// instruction is its warp's).
 struct KernelAnatomy {
   int rung = 0;
   int threads = 0;
