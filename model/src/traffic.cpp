@@ -497,8 +497,15 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   // another buffer (rungs 8, 10: one __syncthreads per K tile after thread 0's wait on the
   // stage's full barrier); rung 9 also waits for its cp.async groups: one more.
   a.barriers = c.rung == 7 || c.rung == 9 ? 2 : 1;
-  a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
-                       kLoopInstructionsPerTile;
+  // Rung 9's interior blocks (every stage inside A and B: K % BK == 0 and float4 rows; the
+  // model takes every block as interior) copy B, and with vector_width 4 A, from per-thread
+  // pointers advanced once per stage: no address or predicate per copy, one add per pointer.
+  const bool interior = c.rung == 9 && p.k % c.bk == 0 && a.a_vector && a.b_vector;
+  const double predicated_loads = interior ? (a_in_registers ? 0.0 : a.global_a.instructions)
+                                           : a.global_a.instructions + a.global_b.instructions;
+  const double pointer_advances = interior ? (a_in_registers ? 2 : 1) : 0;
+  a.integer_overhead =
+      kIntegerPerGlobalLoad * predicated_loads + pointer_advances + kLoopInstructionsPerTile;
   const int c_vectors = a.outputs_per_thread / kVectorFloats;
   a.epilogue_instructions =
       a.outputs_per_thread + 2.0 * (a.b_vector ? c_vectors : kVectorFloats * c_vectors);

@@ -258,8 +258,13 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_FALSE(r9_registers.a_async_copy);
   EXPECT_TRUE(r9_registers.b_async_copy);
   EXPECT_EQ(r9_registers.staging_registers, 4 * 2);  // A's float4s only
+  // Interior blocks: no address or predicate per copy (2 per copy on rung 7), two pointer adds.
+  EXPECT_DOUBLE_EQ(r9_registers.integer_overhead, 2 + 4);
   EXPECT_DOUBLE_EQ(r9_registers.instructions(),
-                   r7.instructions() - r7.barriers - r7.store_b.instructions + 2);
+                   r7.instructions() - r7.barriers - r7.store_b.instructions + 2 -
+                       r7.integer_overhead + r9_registers.integer_overhead);
+  // K not a multiple of BK: every block keeps the bounds-checked copies.
+  EXPECT_DOUBLE_EQ(kernel_anatomy({4096, 4096, 4092}, c).integer_overhead, r7.integer_overhead);
   // vector_width 1: A by 4-byte cp.async straight into A^T.
   c.vector_width = 1;
   const KernelAnatomy r9 = kernel_anatomy(k4096, c);

@@ -143,7 +143,10 @@ int padded_row_floats(int cols);
 ///               8 K-columns, fragments as (TM/4) x (TN/4) float4 sub-tiles; rung 8 prefetches
 ///               one stage through registers (one barrier per stage); rungs 9-10 copy B with
 ///               cp.async, stages - 1 stages ahead, and A either through registers
-///               (vector_width 4) or by 4-byte cp.async (vector_width 1); rung 10 brings B by
+///               (vector_width 4) or by 4-byte cp.async (vector_width 1); rung 9's interior
+///               blocks (K % BK == 0, float4 rows: taken as every block) copy from per-thread
+///               pointers advanced once per stage (no address or predicate instructions per
+///               copy of B, nor of A with vector_width 4); rung 10 brings B by
 ///               bulk copies shared by the cluster, stages - 2 ahead with a cluster, and
 ///               synchronises by thread 0's wait on the stage's full barrier plus one
 ///               __syncthreads per K tile (rung 9: two barriers, its cp.async wait and the
