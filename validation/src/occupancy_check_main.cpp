@@ -3,10 +3,7 @@
 // the model, and writes the measurement as JSON with its context.
 //   roofcast-occupancy-check --out FILE [--git-revision REV] [--check]
 // Exit codes: 0 ok, 1 mismatch (with --check) or failure, 2 usage, 77 no GPU (skipped).
-#include <unistd.h>
 
-#include <chrono>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -14,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "occupancy_probe_runner.hpp"
+#include "roofcast/validation/run_context.hpp"
 #include "roofcast/validation/runtime_occupancy.hpp"
 
 namespace {
@@ -23,22 +21,9 @@ using namespace roofcast::validation;
 
 constexpr int kExitSkipped = 77;
 
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
-std::string version_text(int version) {  // 13000 -> "13.0"
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 json to_json(const ProbeResults& results, const roofcast::GpuSpec& spec,
              const std::string& git_revision) {
   const DeviceFacts& d = results.device;
-  char host[256] = "unknown";
-  gethostname(host, sizeof host - 1);
   json out;
   out["schema_version"] = kRuntimeOccupancySchemaVersion;
   out["kind"] = "runtime_occupancy";
@@ -52,9 +37,9 @@ json to_json(const ProbeResults& results, const roofcast::GpuSpec& spec,
       {"sm_count", d.sm_count},
       {"sm_clock_max_MHz", d.sm_clock_max_MHz},
       {"memory_clock_MHz", d.memory_clock_MHz},
-      {"cuda_driver_version", version_text(d.driver_version)},
-      {"cuda_runtime_version", version_text(d.runtime_version)},
-      {"host", host}};
+      {"cuda_driver_version", cuda_version_text(d.driver_version)},
+      {"cuda_runtime_version", cuda_version_text(d.runtime_version)},
+      {"host", host_name()}};
   out["device_properties"] = {
       {"name", d.name},
       {"sm_count", d.sm_count},

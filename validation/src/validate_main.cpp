@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,6 +26,7 @@
 #include "ncu_pass.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
+#include "roofcast/validation/run_context.hpp"
 #include "roofcast/validation/runtime_occupancy.hpp"
 #include "sgemm_check.hpp"
 #include "validate_clock.hpp"
@@ -58,23 +58,6 @@ struct Options {
   std::string ncu_log_dir;
   std::vector<std::string> profile_cases;  // hidden: the child run under ncu
 };
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
-std::string version_text(int version) {  // 13000 -> "13.0"
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
-std::string host_name() {
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  return host;
-}
 
 std::string self_executable() {
   std::error_code code;
@@ -382,8 +365,8 @@ int run(const Options& options, const std::string& command_line) {
   c.l2_bytes = device.l2_bytes;
   c.dram_bytes = device.dram_bytes;
   c.driver_version =
-      clock.driver_version().value_or("CUDA " + version_text(device.driver_api_version));
-  c.cuda_runtime_version = version_text(device.runtime_version);
+      clock.driver_version().value_or("CUDA " + cuda_version_text(device.driver_api_version));
+  c.cuda_runtime_version = cuda_version_text(device.runtime_version);
   c.cublas_version = device.cublas_version;
   c.git_revision = options.git_revision;
   c.date_utc = utc_now();
