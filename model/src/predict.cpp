@@ -153,6 +153,10 @@ struct WaveModel {
   double epilogue_instructions = 0;
   double tile_cycle = 0;
   double tile_issue = 0;
+  /// Barrier-per-tile kernels without prefetch (rungs 2-7): the resident blocks wait for their
+  /// tiles together (convoy), exposing `exposed_cycles` per K tile round.
+  bool convoy = false;
+  double exposed_cycles = 0;
   double prologue_cycles = 0;
   double l1_bytes_per_s_per_sm = 0;
   double grid = 0;
@@ -173,8 +177,9 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
   t[TimeTerm::kSharedMemory] = m.k_tiles * blocks_per_sm * m.warps * m.l1_wavefronts_per_warp_tile *
                                kWavefrontBytes / m.l1_bytes_per_s_per_sm;
   const double one_block_epilogue = m.epilogue_instructions * ceil_div_int(m.warps, m.schedulers);
-  t[TimeTerm::kLatency] =
-      (m.k_tiles * m.tile_cycle + m.prologue_cycles + one_block_epilogue) / m.clock_Hz;
+  const double tile =
+      m.convoy ? std::max(round_issue, m.tile_issue) + m.exposed_cycles : m.tile_cycle;
+  t[TimeTerm::kLatency] = (m.k_tiles * tile + m.prologue_cycles + one_block_epilogue) / m.clock_Hz;
   const double share = wave_blocks / m.grid;
   t[TimeTerm::kL2] = m.l2_Bps > 0 ? m.l2_bytes * share / m.l2_Bps : 0.0;
   t[TimeTerm::kDram] = m.dram_Bps > 0 ? m.dram_bytes * share / m.dram_Bps : 0.0;
@@ -374,6 +379,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
   m.tile_cycle = h.tile_cycle_cycles;
   m.tile_issue = h.tile_issue_cycles;
+  m.convoy = a.rung >= 2 && a.prefetch_tiles == 0;
+  m.exposed_cycles = h.global_latency_cycles + h.overhead_cycles;
   m.prologue_cycles = h.global_latency_cycles + h.overhead_cycles;
   m.l1_bytes_per_s_per_sm = p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count;
   m.grid = static_cast<double>(p.waste.grid_blocks());

@@ -427,13 +427,34 @@ TEST(Predict, HugeThreadTilesSpill) {
   EXPECT_GT(p.totals[TimeTerm::kSharedMemory], p.totals[TimeTerm::kIssue]);
 }
 
+// Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait for their tiles
+// together, so a K tile round costs the SM's issue plus the exposed latency (convoy).
+TEST(Predict, BarrierPerTileBlocksWaitTogether) {
+  const Prediction p = predict(h200(), input(kRung5));
+  ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
+  const LatencyHiding& h = p.latency;
+  const double exposed = h.global_latency_cycles + h.overhead_cycles;
+  const double one_block_epilogue =
+      p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) * 2;  // 8 warps / 4
+  const double expected = (512 * (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed) +
+                           exposed + one_block_epilogue) /
+                          (p.ceilings.boost_clock_MHz * 1e6);
+  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency], expected, 1e-12);
+  EXPECT_EQ(p.binding, TimeTerm::kLatency);
+  // With prefetch (rung 8) the chain overlaps the other blocks' issue instead.
+  const Prediction r9 = predict(h200(), input(kRung9));
+  EXPECT_LT(r9.terms.full_wave[TimeTerm::kLatency],
+            (512 * (r9.latency.round_issue_cycles + r9.latency.global_latency_cycles)) /
+                (r9.ceilings.boost_clock_MHz * 1e6));
+}
+
 TEST(Predict, CalibrationScalesTheBindingTerm) {
-  const Prediction base = predict(h200(), input(kRung5));
+  const Prediction base = predict(h200(), input(kRung9));
   ASSERT_EQ(base.binding, TimeTerm::kIssue);
   Calibration c;
   c.issue_scale = 2;
   c.launch_overhead_s = 3e-6;
-  const Prediction scaled = predict(h200(), input(kRung5), c);
+  const Prediction scaled = predict(h200(), input(kRung9), c);
   // Issue and shared memory add: only the issue part doubles.
   EXPECT_NEAR(scaled.time_s, base.time_s + base.totals[TimeTerm::kIssue] + 3e-6, 1e-15);
   EXPECT_EQ(scaled.calibration, c);
