@@ -374,13 +374,17 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   h.round_issue_cycles = m.instructions_per_warp_tile * h.warps_per_scheduler;
   h.round_l1_cycles =
       static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
-  h.exposed_fraction = std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
+  h.convoy = a.rung >= 2 && a.prefetch_tiles == 0;
+  const double exposed = h.global_latency_cycles + h.overhead_cycles;
+  h.exposed_fraction =
+      h.convoy ? exposed / (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed)
+               : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
   h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
   h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
   m.tile_cycle = h.tile_cycle_cycles;
   m.tile_issue = h.tile_issue_cycles;
-  m.convoy = a.rung >= 2 && a.prefetch_tiles == 0;
-  m.exposed_cycles = h.global_latency_cycles + h.overhead_cycles;
+  m.convoy = h.convoy;
+  m.exposed_cycles = exposed;
   m.prologue_cycles = h.global_latency_cycles + h.overhead_cycles;
   m.l1_bytes_per_s_per_sm = p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count;
   m.grid = static_cast<double>(p.waste.grid_blocks());

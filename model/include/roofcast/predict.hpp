@@ -199,8 +199,12 @@ struct LatencyHiding {
   double tile_issue_cycles = 0;
   double tile_cycle_cycles = 0;
   double round_issue_cycles = 0;
-  double round_l1_cycles = 0;   // B * warps * L1 wavefronts per warp per tile
-  double exposed_fraction = 0;  // max(0, 1 - round_issue / tile_cycle)
+  double round_l1_cycles = 0;  // B * warps * L1 wavefronts per warp per tile
+  /// max(0, 1 - round_issue / tile_cycle); with convoy: the share of the round spent waiting,
+  /// (L_global + overhead) / (max(round_issue, tile_issue) + L_global + overhead)
+  double exposed_fraction = 0;
+  /// Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait together.
+  bool convoy = false;
   /// Warps per scheduler needed to hide the chain: warps_per_scheduler * tile_cycle /
   /// round_issue (Little's law: latency x issue rate / work per warp).
   double warps_needed_per_scheduler = 0;
