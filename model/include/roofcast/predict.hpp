@@ -242,24 +242,25 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
 /// the ffma microbenchmark = 0.976 of the 256 the 128 lanes allow); 1 without a measurement.
 double issue_per_cycle(const Ceilings& ceilings);
 
-/// Cycles between two instructions of one warp that runs alone on its scheduler, no memory
-/// latency exposed: Nsight Compute's warp cycles per issued instruction on the H200 without
-/// the stalls caused by other warps (not_selected) and by the memory latency chain that the
-/// latency term models (long_scoreboard, barrier, membar): selected 1.0 + dispatch_stall 0.23 +
-/// wait 0.16-0.17 + short_scoreboard 0.14-0.16 + no_instruction 0-0.08 = 1.66-1.70 for
-/// r08-dbuf-256x128x8-w64x64-t16x8 at 2048^3, 4096^3 and 8192^3 (data/measurements/h200-sxm/
-/// sgemm-ladder.json, ncu stalls); 1.63-1.72 for r09-async-256x128x16 at the same sizes.
-inline constexpr double kWarpIssueCyclesAlone = 1.67;
+/// How much slower one warp alone on its scheduler issues than a scheduler that two warps
+/// share, from Nsight Compute's warp stall reasons on the H200 (data/measurements/h200-sxm/
+/// sgemm-ladder.json): for r08-dbuf-256x128x8-w64x64-t16x8 at 2048^3, 4096^3 and 8192^3 (2 warps
+/// per scheduler) a warp spends 2.46 cycles per issued instruction, 0.79 of them not_selected
+/// (the other warp issuing): the scheduler issues every 2.46 / 2 = 1.23 cycles, and a warp
+/// alone (no not_selected; its own stalls: selected 1.0 + dispatch_stall 0.23 + wait 0.17 +
+/// short_scoreboard 0.15 + no_instruction 0-0.08) every 1.66. The fitted issue and latency
+/// scales carry the 2-warp rate (they fit 1.2-1.3), so one warp alone costs 1.66 / 1.23 = 1.35
+/// of a 2-warp scheduler's cycle per instruction.
+inline constexpr double kWarpIssueCyclesAlone = 1.35;
 
 /// Issue cycles of one block's warps per warp instruction on a scheduler, the block alone:
 /// a scheduler issues one instruction per cycle, and one warp at most one every
-/// kWarpIssueCyclesAlone cycles, so
+/// kWarpIssueCyclesAlone cycles (relative to the 2-warp rate the calibration scales), so
 ///   max(ceil(warps / schedulers), kWarpIssueCyclesAlone)
-/// (1 warp per scheduler: 1.67; 2 or more: the warps' count). Motivated by the skinny
+/// (1 warp per scheduler: 1.35; 2 or more: the warps' count). Motivated by the skinny
 /// 256x4096x4096 sweep: blocks of 4 warps alone on an SM (1 warp per scheduler; r08/r09/r10
 /// 128x128x8 and 128x64x8, 128 threads) measure 1.5-2.5 cycles per warp instruction per K
-/// tile where the model counted 1, while 8-warp blocks (2 per scheduler) measure 1.23-1.28,
-/// what the fitted issue scale covers.
+/// tile where the model counted 1, while 8-warp blocks (2 per scheduler) measure 1.23-1.28.
 double block_issue_cycles_per_instruction(int warps_per_scheduler);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
