@@ -157,6 +157,8 @@ struct WaveModel {
   /// tiles together (convoy), exposing `exposed_cycles` per K tile round.
   bool convoy = false;
   double exposed_cycles = 0;
+  double convoy_issue = 0;  // one block's issue part of the chain
+  double convoy_floor = 0;  // the prefetched load chain, (L_global + overhead) / d
   double prologue_cycles = 0;
   double l1_bytes_per_s_per_sm = 0;
   double grid = 0;
@@ -178,7 +180,8 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
                                kWavefrontBytes / m.l1_bytes_per_s_per_sm;
   const double one_block_epilogue = m.epilogue_instructions * ceil_div_int(m.warps, m.schedulers);
   const double tile =
-      m.convoy ? std::max(round_issue, m.tile_issue) + m.exposed_cycles : m.tile_cycle;
+      m.convoy ? std::max(std::max(round_issue, m.convoy_issue) + m.exposed_cycles, m.convoy_floor)
+               : m.tile_cycle;
   t[TimeTerm::kLatency] = (m.k_tiles * tile + m.prologue_cycles + one_block_epilogue) / m.clock_Hz;
   const double share = wave_blocks / m.grid;
   t[TimeTerm::kL2] = m.l2_Bps > 0 ? m.l2_bytes * share / m.l2_Bps : 0.0;
@@ -219,6 +222,10 @@ double ffma_issue_cycles(const SmLimits& sm) {
 
 double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, double issue_rate) {
   return std::max(ffma * ffma_cycles, instructions) / issue_rate;
+}
+
+double stage_wait_cycles(const KernelAnatomy& anatomy) {
+  return anatomy.b_bulk_copy ? kFullBarrierWaitCycles : 0.0;
 }
 
 bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
@@ -365,19 +372,28 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   h.tile_issue_cycles = std::max(
       m.instructions_per_warp_tile * block_issue_cycles_per_instruction(block_warps_per_scheduler),
       a.k_tile * lat.ffma_cycles);
+  h.stage_wait_cycles = stage_wait_cycles(a);
   h.tile_cycle_cycles =
       a.prefetch_tiles == 0
           ? h.tile_issue_cycles + h.global_latency_cycles + h.overhead_cycles
-          : std::max(h.tile_issue_cycles + h.overhead_cycles,
+          : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
                      (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
   h.round_issue_cycles = m.instructions_per_warp_tile * h.warps_per_scheduler;
   h.round_l1_cycles =
       static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
-  h.convoy = a.rung >= 2 && a.prefetch_tiles == 0;
-  const double exposed = h.global_latency_cycles + h.overhead_cycles;
+  // Convoys: without prefetch (rungs 2-7) the blocks wait for their tiles together; rung 10's
+  // blocks wait on their stage barriers together. The wait adds to the SM's round.
+  const bool unprefetched = a.rung >= 2 && a.prefetch_tiles == 0;
+  h.convoy = unprefetched || h.stage_wait_cycles > 0;
+  const double exposed = unprefetched ? h.global_latency_cycles + h.overhead_cycles
+                                      : h.stage_wait_cycles;
+  const double convoy_issue =
+      unprefetched ? h.tile_issue_cycles : h.tile_issue_cycles + h.overhead_cycles;
+  const double convoy_floor =
+      unprefetched ? 0.0 : (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles;
   h.exposed_fraction =
-      h.convoy ? exposed / (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed)
+      h.convoy ? exposed / (std::max(h.round_issue_cycles, convoy_issue) + exposed)
                : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
   h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
   h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
@@ -385,6 +401,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   m.tile_issue = h.tile_issue_cycles;
   m.convoy = h.convoy;
   m.exposed_cycles = exposed;
+  m.convoy_issue = convoy_issue;
+  m.convoy_floor = convoy_floor;
   m.prologue_cycles = h.global_latency_cycles + h.overhead_cycles;
   m.l1_bytes_per_s_per_sm = p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count;
   m.grid = static_cast<double>(p.waste.grid_blocks());

@@ -183,7 +183,7 @@ struct PredictInput {
 ///                    ceil(warps / schedulers)), k_tile * FFMA latency)
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
 ///   d = 0:  tile_cycle = tile_issue + L_global + overhead      (load, wait, compute)
-///   d >= 1: tile_cycle = max(tile_issue + overhead, (L_global + overhead) / d)
+///   d >= 1: tile_cycle = max(tile_issue + overhead + stage_wait, (L_global + overhead) / d)
 /// with L_global = l1_hit * L_shared + (1 - l1_hit) * slowest_load_latency_cycles(hit, sectors,
 /// L_l2, L_dram) (sectors: tile_sectors for rungs 2-10, one warp's sectors of one k for rung 1),
 /// instruction counts in SM issue cycles (warp_issue_cycles), and
@@ -197,6 +197,7 @@ struct LatencyHiding {
   double global_latency_cycles = 0;  // L_global
   double overhead_cycles = 0;
   double tile_issue_cycles = 0;
+  double stage_wait_cycles = 0;  // stage_wait_cycles(anatomy), in tile_cycle with prefetch
   double tile_cycle_cycles = 0;
   double round_issue_cycles = 0;
   double round_l1_cycles = 0;  // B * warps * L1 wavefronts per warp per tile
@@ -223,6 +224,21 @@ struct SpillEstimate {
   double l2_bytes = 0;                // local traffic reaching L2, whole launch:
                                       // l2_fraction * accesses_per_tile * 4 * threads * tiles
 };
+
+/// Rung 10's per-K-tile wait on its stage's full mbarrier: thread 0 alone waits for the
+/// phase, then one __syncthreads releases the block, so every warp waits for one thread's
+/// mbarrier observation once per K tile, not hidden by the block's own warps. Nsight Compute
+/// on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb):
+/// r10-cluster-128x256x16 s4 c2 at 2048^3, 4096^3 and 8192^3 stalls 0.26-0.27 warp cycles per
+/// issued instruction on the barrier (rungs 8-9, whose waits are their own cp.async groups
+/// or registers: < 0.1), x 2176 instructions per warp per K tile = 570-590 cycles per K tile.
+/// The r10 256x128x8 s3 configs (BK = 8: twice the tiles) measure 20-28% below the
+/// same r09 tiles, about 700 cycles per K tile.
+inline constexpr double kFullBarrierWaitCycles = 580;
+
+/// Cycles per K tile a block waits on its stage barrier beyond its issue: kFullBarrierWaitCycles
+/// when B arrives by bulk copies (rung 10), else 0.
+double stage_wait_cycles(const KernelAnatomy& anatomy);
 
 /// Distinct 32-byte sectors of one block's operand tiles per K tile: ceil((BM + BN) * k_tile
 /// * 4 / 32).
