@@ -407,9 +407,11 @@ TEST(Clock, IssuePerCycleFromTheMeasuredFfmaRate) {
   EXPECT_DOUBLE_EQ(issue_per_cycle(c), 1);
   c.issue_clock_MHz = 0;  // no FFMA ceiling: one per cycle
   EXPECT_DOUBLE_EQ(issue_per_cycle(c), 1);
-  // The H200 spec: 65.261 TFLOPS over 2 * 128 lanes * 132 SMs at 1980 MHz = 0.9754.
-  EXPECT_NEAR(issue_per_cycle(roofline_ceilings(embedded_spec("h200-sxm"))),
-              65.261e6 / (256.0 * 132 * 1980), 1e-9);
+  // The H200 spec: its measured FFMA TFLOPS over 2 * 128 lanes * 132 SMs at 1980 MHz (~0.975).
+  const GpuSpec& measured_h200 = embedded_spec("h200-sxm");
+  ASSERT_TRUE(measured_h200.measured && measured_h200.measured->ffma_TFLOPS);
+  EXPECT_NEAR(issue_per_cycle(roofline_ceilings(measured_h200)),
+              *measured_h200.measured->ffma_TFLOPS * 1e6 / (256.0 * 132 * 1980), 1e-9);
   // Spec only: 66.9 TFLOPS is 0.99997 of 256 FLOP per cycle at 1980 MHz.
   EXPECT_NEAR(issue_per_cycle(roofline_ceilings(h200())), 66.9e6 / (256.0 * 132 * 1980), 1e-9);
 }
