@@ -48,6 +48,12 @@ double c_tile_bytes(const L2Input& in) {
 /// Room for operand reuse: the L2 over kL2CopiesOfSharedData (see the header).
 double effective_l2_bytes(const L2Input& in) { return in.l2_bytes / kL2CopiesOfSharedData; }
 
+/// Share of lines that survive `distance_bytes` of distinct data in `capacity_bytes`
+/// (set_lru_survival in the header).
+double survive(double distance_bytes, double capacity_bytes) {
+  return set_lru_survival(distance_bytes / capacity_bytes);
+}
+
 /// The parts every reuse shares: the wave, its in-flight retention and the grid.
 struct ReuseContext {
   const L2Input* in = nullptr;
@@ -61,17 +67,16 @@ struct ReuseContext {
 double reuse_hit(const ReuseContext& ctx, double gap) {
   const double straddle =
       ctx.grid > gap ? std::min(1.0, (ctx.waves - 1) * gap / (ctx.grid - gap)) : 1.0;
-  double survive = 1;
+  double survive_share = 1;
   if (straddle > 0) {
     const WindowFootprint f =
         window_footprint(ctx.in->tiles_m, ctx.in->tiles_n, ctx.in->raster, std::max(gap, ctx.wave));
     const double blocks = std::max(gap, ctx.wave);
     const double distance = f.rows * ctx.in->a_panel_bytes + f.cols * ctx.in->b_panel_bytes +
                             blocks * c_tile_bytes(*ctx.in);
-    const double capacity = effective_l2_bytes(*ctx.in);
-    survive = distance > capacity ? capacity / distance : 1.0;
+    survive_share = survive(distance, effective_l2_bytes(*ctx.in));
   }
-  return (1 - straddle) * ctx.in_flight_retention + straddle * survive;
+  return (1 - straddle) * ctx.in_flight_retention + straddle * survive_share;
 }
 
 struct Hits {
@@ -186,11 +191,10 @@ L2Result roofcast_hit_rate(const L2Input& in) {
   r.wave_cols = f.cols;
   r.in_flight_bytes = (f.rows * in.a_slab_bytes + f.cols * in.b_slab_bytes) * in.slabs_in_flight;
   const double capacity = effective_l2_bytes(in);
-  r.in_flight_retention = r.in_flight_bytes > capacity ? capacity / r.in_flight_bytes : 1.0;
+  r.in_flight_retention = survive(r.in_flight_bytes, capacity);
   r.wave_footprint_bytes =
       f.rows * in.a_panel_bytes + f.cols * in.b_panel_bytes + wave * c_tile_bytes(in);
-  r.cross_wave_retention =
-      r.wave_footprint_bytes > capacity ? capacity / r.wave_footprint_bytes : 1.0;
+  r.cross_wave_retention = survive(r.wave_footprint_bytes, capacity);
 
   ReuseContext ctx;
   ctx.in = &in;
@@ -207,6 +211,18 @@ L2Result roofcast_hit_rate(const L2Input& in) {
                    ? (r.a_hit_rate * in.a_panel_bytes + r.b_hit_rate * in.b_panel_bytes) / weight
                    : 0.0;
   return r;
+}
+
+double set_lru_survival(double distance_over_capacity) {
+  // P(Poisson(lambda) < a) = exp(-lambda) * sum_{j < a} lambda^j / j!, lambda = a * x.
+  const double lambda = kL2Ways * std::max(0.0, distance_over_capacity);
+  double term = std::exp(-lambda);
+  double sum = term;
+  for (int j = 1; j < kL2Ways; ++j) {
+    term *= lambda / j;
+    sum += term;
+  }
+  return std::clamp(sum, 0.0, 1.0);
 }
 
 L2Result l2_hit_rate(const L2Input& in, L2Model model) {

@@ -126,30 +126,55 @@ TEST(RoofcastModel, ReuseAcrossWavesWhenItFits) {
   EXPECT_DOUBLE_EQ(r.cross_wave_retention, 1);
 }
 
-TEST(RoofcastModel, CapacityScalesTheCrossWaveReuse) {
+TEST(SetLruSurvival, SoftCliffAtTheCapacity) {
+  // P(Poisson(16 x) < 16), hand-computed (Python, math.factorial).
+  EXPECT_DOUBLE_EQ(set_lru_survival(0), 1);
+  EXPECT_DOUBLE_EQ(set_lru_survival(-1), 1);  // no distinct data in between
+  EXPECT_NEAR(set_lru_survival(0.5), 0.991768989013155, 1e-12);
+  EXPECT_NEAR(set_lru_survival(1), 0.4667448913877208, 1e-12);
+  EXPECT_NEAR(set_lru_survival(2), 0.0006599275525999415, 1e-15);
+  EXPECT_LT(set_lru_survival(3), 1e-7);
+  double previous = 2;
+  for (double x = 0; x < 4; x += 0.05) {  // falls monotonically, stays in [0, 1]
+    const double s = set_lru_survival(x);
+    EXPECT_GE(s, 0);
+    EXPECT_LE(s, 1);
+    EXPECT_LT(s, previous);
+    previous = s;
+  }
+}
+
+TEST(RoofcastModel, CapacitySetsTheCrossWaveReuse) {
   // 1 x 2 grid of 1 x 1 tiles, one block at a time: the A panel is reused once, by the next
-  // block, after D = a_panel + b_panel + one C tile = 100 + 100 + 4 = 204 bytes; a 204-byte
-  // L2 leaves 102 bytes for data both partitions cache: half of it survives:
-  // A hit = 0.5 / 2 requests, B never reused: hit = 0.25 * 100 / 200 = 0.125.
-  const L2Result r = roofcast_hit_rate(grid(1, 2, 1, kRowMajor, 204, 100, 1, 1));
-  EXPECT_DOUBLE_EQ(r.a_hit_rate, 0.25);
-  EXPECT_DOUBLE_EQ(r.b_hit_rate, 0);
-  EXPECT_DOUBLE_EQ(r.hit_rate, 0.125);
+  // block, after D = a_panel + b_panel + one C tile = 100 + 100 + 4 = 204 bytes. An 816-byte
+  // L2 leaves C = 408 bytes for data both partitions cache: x = D / C = 0.5, survival(0.5) of
+  // the reuse hits: A hit = survival / 2 requests; B is never reused: hit = A hit / 2.
+  const double s = set_lru_survival(0.5);
+  L2Result r = roofcast_hit_rate(grid(1, 2, 1, kRowMajor, 816, 100, 1, 1));
   EXPECT_DOUBLE_EQ(r.wave_footprint_bytes, 204);
-  EXPECT_DOUBLE_EQ(r.cross_wave_retention, 0.5);
+  EXPECT_DOUBLE_EQ(r.cross_wave_retention, s);
+  EXPECT_DOUBLE_EQ(r.a_hit_rate, s / 2);
+  EXPECT_DOUBLE_EQ(r.b_hit_rate, 0);
+  EXPECT_DOUBLE_EQ(r.hit_rate, s / 4);
+  // A 204-byte L2 (C = 102, x = 2): the footprint is twice the room and the reuse thrashes.
+  r = roofcast_hit_rate(grid(1, 2, 1, kRowMajor, 204, 100, 1, 1));
+  EXPECT_DOUBLE_EQ(r.cross_wave_retention, set_lru_survival(2));
+  EXPECT_LT(r.hit_rate, 1e-3);
 }
 
 TEST(RoofcastModel, InFlightSlabsMustFitForReuseInsideAWave) {
-  // 2 x 2 tiles in one wave; in flight: (2 A slabs + 2 B slabs) * 100 bytes = 400 bytes in a
-  // 400-byte L2 (200 bytes for data both partitions cache): half of the in-wave reuses
-  // survive: 0.5 * 2 / 4 per operand.
-  L2Input in = grid(2, 2, 4, kRowMajor, 400, 100, 100);
+  // 2 x 2 tiles in one wave; in flight: (2 A slabs + 2 B slabs) * 100 bytes = 400 bytes in an
+  // 800-byte L2 (400 bytes for data both partitions cache): x = 1, survival(1) of the in-wave
+  // reuses hit: survival * 2 / 4 per operand.
+  L2Input in = grid(2, 2, 4, kRowMajor, 800, 100, 100);
   const L2Result r = roofcast_hit_rate(in);
   EXPECT_DOUBLE_EQ(r.in_flight_bytes, 400);
-  EXPECT_DOUBLE_EQ(r.in_flight_retention, 0.5);
-  EXPECT_DOUBLE_EQ(r.hit_rate, 0.25);
+  EXPECT_DOUBLE_EQ(r.in_flight_retention, set_lru_survival(1));
+  EXPECT_DOUBLE_EQ(r.hit_rate, set_lru_survival(1) / 2);
   in.slabs_in_flight = 2;  // twice the stages, twice the bytes in flight
-  EXPECT_DOUBLE_EQ(roofcast_hit_rate(in).in_flight_retention, 0.25);
+  EXPECT_DOUBLE_EQ(roofcast_hit_rate(in).in_flight_retention, set_lru_survival(2));
+  in.l2_bytes = 3200;  // x = 0.5 with two stages
+  EXPECT_DOUBLE_EQ(roofcast_hit_rate(in).in_flight_retention, set_lru_survival(0.5));
 }
 
 TEST(RoofcastModel, GroupedIsRowMajorOrColumnMajorAtTheExtremes) {
@@ -281,10 +306,10 @@ TEST(L2Models, BadInputThrows) {
 }
 
 TEST(KernelSectorHitRate, CWritesHitCReadsMiss) {
-  // Misses: kMissLookupsPerDramSector = 1.8 lookups per operand or C-read sector from DRAM.
-  EXPECT_DOUBLE_EQ(kMissLookupsPerDramSector, 1.8);
-  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 0), 1 - 1.8 * 50 / 150);
-  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 50), 1 - 1.8 * 100 / 200);
+  // Misses: kMissLookupsPerDramSector = 1.6 lookups per operand or C-read sector from DRAM.
+  EXPECT_DOUBLE_EQ(kMissLookupsPerDramSector, 1.6);
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 0), 1 - 1.6 * 50 / 150);
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 50), 1 - 1.6 * 100 / 200);
   EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(1.0, 100, 50, 0), 1);
   EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.0, 100, 0, 0), 0);  // clamped at 0
   EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.9, 0, 0, 0), 0);
