@@ -204,6 +204,12 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
   return all_hit * l2_cycles + (1 - all_hit) * dram_cycles;
 }
 
+double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count) {
+  if (!c.l2_GBps.known() || !(c.boost_clock_MHz > 0) || sm_count < 1) return 0.0;
+  const double bytes_per_cycle = c.l2_GBps.value() * kGiga / sm_count / (c.boost_clock_MHz * kMega);
+  return bytes_per_cycle > 0 ? bytes / bytes_per_cycle : 0.0;
+}
+
 double issue_per_cycle(const Ceilings& c) {
   if (!(c.issue_clock_MHz > 0) || !(c.boost_clock_MHz > 0)) return 1.0;
   return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
@@ -386,15 +392,21 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   // blocks wait on their stage barriers together. The wait adds to the SM's round.
   const bool unprefetched = a.rung >= 2 && a.prefetch_tiles == 0;
   h.convoy = unprefetched || h.stage_wait_cycles > 0;
-  const double exposed = unprefetched ? h.global_latency_cycles + h.overhead_cycles
-                                      : h.stage_wait_cycles;
+  // A block's tile reaches the SM through its share of the L2 bandwidth after the first
+  // sector's latency (convoy_transfer_cycles).
+  h.transfer_cycles = unprefetched
+                          ? convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes,
+                                                   p.ceilings, gpu.chip.sm_count)
+                          : 0.0;
+  const double exposed = unprefetched
+                             ? h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles
+                             : h.stage_wait_cycles;
   const double convoy_issue =
       unprefetched ? h.tile_issue_cycles : h.tile_issue_cycles + h.overhead_cycles;
   const double convoy_floor =
       unprefetched ? 0.0 : (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles;
-  h.exposed_fraction =
-      h.convoy ? exposed / (std::max(h.round_issue_cycles, convoy_issue) + exposed)
-               : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
+  h.exposed_fraction = h.convoy ? exposed / (std::max(h.round_issue_cycles, convoy_issue) + exposed)
+                                : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
   h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
   h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
   m.tile_cycle = h.tile_cycle_cycles;
@@ -403,7 +415,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   m.exposed_cycles = exposed;
   m.convoy_issue = convoy_issue;
   m.convoy_floor = convoy_floor;
-  m.prologue_cycles = h.global_latency_cycles + h.overhead_cycles;
+  m.prologue_cycles = h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
   m.l1_bytes_per_s_per_sm = p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count;
   m.grid = static_cast<double>(p.waste.grid_blocks());
   m.l2_bytes = p.traffic.l2_bytes();

@@ -430,12 +430,18 @@ TEST(Predict, HugeThreadTilesSpill) {
 }
 
 // Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait for their tiles
-// together, so a K tile round costs the SM's issue plus the exposed latency (convoy).
+// together, so a K tile round costs the SM's issue plus the exposed latency and the transfer
+// of a block's tile (convoy).
 TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   const Prediction p = predict(h200(), input(kRung5));
   ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
   const LatencyHiding& h = p.latency;
-  const double exposed = h.global_latency_cycles + h.overhead_cycles;
+  // 128x128x8 tile: 256 sectors of 32 bytes at the SM's share of the L2 bandwidth.
+  const double l2_bytes_per_cycle =
+      p.ceilings.l2_GBps.value() * 1e9 / 132 / (p.ceilings.boost_clock_MHz * 1e6);
+  EXPECT_NEAR(h.transfer_cycles, 256 * 32 / l2_bytes_per_cycle, 1e-9);
+  EXPECT_GT(h.transfer_cycles, 0);
+  const double exposed = h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
   const double one_block_epilogue =
       p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) * 2;  // 8 warps / 4
   const double expected = (512 * (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed) +
@@ -448,6 +454,22 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   EXPECT_LT(r9.terms.full_wave[TimeTerm::kLatency],
             (512 * (r9.latency.round_issue_cycles + r9.latency.global_latency_cycles)) /
                 (r9.ceilings.boost_clock_MHz * 1e6));
+}
+
+// bytes / (l2_GBps * 1e9 / SMs / clock): the H200's measured 7501.5 GB/s over 132 SMs at
+// 1980 MHz is 28.7 bytes per cycle; nothing without an L2 ceiling.
+TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
+  const Ceilings c = roofline_ceilings(h200());
+  ASSERT_TRUE(c.l2_GBps.known());
+  const double per_cycle = c.l2_GBps.value() * 1e9 / 132 / (c.boost_clock_MHz * 1e6);
+  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132), 8192 / per_cycle, 1e-9);
+  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 66), 2 * convoy_transfer_cycles(8192, c, 132), 1e-9);
+  EXPECT_EQ(convoy_transfer_cycles(0, c, 132), 0);
+  Ceilings none = c;
+  none.l2_GBps = {};
+  EXPECT_EQ(convoy_transfer_cycles(8192, none, 132), 0);
+  // Prefetching kernels (rung 9) have no convoy transfer.
+  EXPECT_EQ(predict(h200(), input(kRung9)).latency.transfer_cycles, 0);
 }
 
 TEST(Predict, CalibrationScalesTheBindingTerm) {

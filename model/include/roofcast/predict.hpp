@@ -195,6 +195,9 @@ struct LatencyHiding {
   int blocks_per_sm = 0;
   int warps_per_scheduler = 0;       // ceil(B * warps / schedulers)
   double global_latency_cycles = 0;  // L_global
+  /// Convoys without prefetch: one block's tile bytes / the SM's L2 bytes per cycle
+  /// (convoy_transfer_cycles), part of the exposed wait; 0 otherwise.
+  double transfer_cycles = 0;
   double overhead_cycles = 0;
   double tile_issue_cycles = 0;
   double stage_wait_cycles = 0;  // stage_wait_cycles(anatomy), in tile_cycle with prefetch
@@ -202,7 +205,8 @@ struct LatencyHiding {
   double round_issue_cycles = 0;
   double round_l1_cycles = 0;  // B * warps * L1 wavefronts per warp per tile
   /// max(0, 1 - round_issue / tile_cycle); with convoy: the share of the round spent waiting,
-  /// (L_global + overhead) / (max(round_issue, tile_issue) + L_global + overhead)
+  /// E / (max(round_issue, tile_issue) + E), E = L_global + transfer + overhead (rungs 2-7)
+  /// or stage_wait (rung 10)
   double exposed_fraction = 0;
   /// Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait together.
   bool convoy = false;
@@ -252,6 +256,24 @@ double tile_sectors(const gemm::TileConfig& config, int k_tile);
 /// latency hit * L_l2 + (1 - hit) * L_dram.
 double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
                                    double dram_cycles);
+
+/// Cycles the SM's share of the L2 bandwidth needs to deliver `bytes`:
+///   bytes / (l2_GBps * 1e9 / sm_count / (boost_clock_MHz * 1e6))
+/// (H200: the measured l2_read 7501.5 GB/s over 132 SMs at 1980 MHz = 28.7 bytes per cycle);
+/// 0 without an L2 ceiling. Blocks without prefetch (rungs 2-7) wait for the last sector of
+/// their K tile: the exposed wait of their convoy round is the slowest sector's latency plus
+/// this transfer of one block's tile (tile_sectors * 32 bytes). Motivated by Nsight Compute on
+/// the training cases r05-vec and r06-bank 128x128x8 t8x8 at 4096^3
+/// (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb): a warp stalls 1.54-1.66 cycles
+/// per instruction on long_scoreboard and 0.57-0.66 on the barrier, x 561 instructions per K
+/// tile = 1190-1300 cycles per tile, against the 667-cycle latency the model exposed (the
+/// barrier share is the warps' staggered arrivals). One block's tile, not the B = 2 resident
+/// blocks' together: r07-warp 128x128x16 (twice the bytes per tile) measures about the same
+/// wait (long_scoreboard 0.54-0.65 + barrier 0.44-0.55 x ~1100 instructions) and the training
+/// rounds of rungs 2-7 at 2048-8192^3 lie 300-1500 cycles above issue + latency, where the
+/// B-tile form adds 570-1140 cycles and overshoots r07 by ~400 (training MAPE 7.9% with it,
+/// 5.9% with one tile).
+double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count);
 
 /// Warp instructions one scheduler issues per SM cycle: the measured FFMA rate over the SM
 /// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
@@ -355,9 +377,11 @@ struct Prediction {
 ///   shared_memory = k_tiles * B * warps * L1 wavefronts per warp per tile * 128 B
 ///                   / (shared-memory bandwidth / SMs)
 ///   latency       = (k_tiles * tile_cycle + prologue + epilogue) / f,  prologue =
-///                   L_global + overhead (the first tile), epilogue = C-store issue;
+///                   L_global + transfer + overhead (the first tile; transfer 0 with
+///                   prefetch), epilogue = C-store issue;
 ///                   rungs 2-7 (a barrier per tile, no prefetch) instead take per K tile
-///                   max(round_issue, tile_issue) + L_global + overhead: the resident blocks
+///                   max(round_issue, tile_issue) + L_global + transfer + overhead
+///                   (transfer: convoy_transfer_cycles of one block's tile): the resident blocks
 ///                   issue interleaved, finish their compute together and wait for their next
 ///                   tiles together (a convoy), so the wait is not hidden behind the other
 ///                   blocks. Measured rounds of 2 blocks per SM at 4096^3 (cycles, vs the
