@@ -233,11 +233,12 @@ struct SpillEstimate {
 /// phase, then one __syncthreads releases the block, so every warp waits for one thread's
 /// mbarrier observation once per K tile, not hidden by the block's own warps. Nsight Compute
 /// on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb):
-/// r10-cluster-128x256x16 s4 c2 at 2048^3, 4096^3 and 8192^3 stalls 0.26-0.27 warp cycles per
+/// the training cases (square power-of-two ladder) r10-cluster-128x256x16 s4 c2 at 2048^3,
+/// 4096^3 and 8192^3, all four rasters, stalls 0.26-0.27 warp cycles per
 /// issued instruction on the barrier (rungs 8-9, whose waits are their own cp.async groups
 /// or registers: < 0.1), x 2176 instructions per warp per K tile = 570-590 cycles per K tile.
-/// The r10 256x128x8 s3 configs (BK = 8: twice the tiles) measure 20-28% below the
-/// same r09 tiles, about 700 cycles per K tile.
+/// (Supporting only, held-out sweep cases: the r10 256x128x8 s3 configs (BK = 8: twice the
+/// tiles) measure 20-28% below the same r09 tiles, about 700 cycles per K tile.)
 inline constexpr double kFullBarrierWaitCycles = 580;
 
 /// Cycles per K tile a block waits on its stage barrier beyond its issue: kFullBarrierWaitCycles
@@ -282,7 +283,9 @@ double issue_per_cycle(const Ceilings& ceilings);
 
 /// How much slower one warp alone on its scheduler issues than a scheduler that two warps
 /// share, from Nsight Compute on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run
-/// 84b6efb): r08-dbuf-128x128x8-w64x64 t8x16 and t16x8 (128 threads) at 256x4096x4096 run one
+/// 84b6efb), NOT training cases: the only ncu profiles of one warp per scheduler are of the
+/// held-out 256x4096x4096 sweep (no profiled square power-of-two ladder case runs one warp per
+/// scheduler): r08-dbuf-128x128x8-w64x64 t8x16 and t16x8 (128 threads) there run one
 /// warp per scheduler and spend 1.57 and 1.54 cycles per issued instruction (selected 1.0 +
 /// short_scoreboard, wait, dispatch_stall, no_instruction; nothing hidden behind other warps);
 /// with two warps per scheduler (r08-dbuf-256x128x8 at 256x4096x4096, 2048^3, 4096^3, 8192^3)
