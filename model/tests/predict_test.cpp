@@ -433,7 +433,8 @@ TEST(Predict, HugeThreadTilesSpill) {
 // together, so a K tile round costs the SM's issue plus the exposed latency and the transfer
 // of a block's tile (convoy).
 TEST(Predict, BarrierPerTileBlocksWaitTogether) {
-  const Prediction p = predict(h200(), input(kRung5));
+  // The measured spec: its L2 bandwidth sets the transfer.
+  const Prediction p = predict(embedded_spec("h200-sxm"), input(kRung5));
   ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
   const LatencyHiding& h = p.latency;
   // 128x128x8 tile: 256 sectors of 32 bytes at the SM's share of the L2 bandwidth.
@@ -459,17 +460,20 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
 // bytes / (l2_GBps * 1e9 / SMs / clock): the H200's measured 7501.5 GB/s over 132 SMs at
 // 1980 MHz is 28.7 bytes per cycle; nothing without an L2 ceiling.
 TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
-  const Ceilings c = roofline_ceilings(h200());
+  const Ceilings c = roofline_ceilings(embedded_spec("h200-sxm"));
   ASSERT_TRUE(c.l2_GBps.known());
   const double per_cycle = c.l2_GBps.value() * 1e9 / 132 / (c.boost_clock_MHz * 1e6);
   EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132), 8192 / per_cycle, 1e-9);
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 66), 2 * convoy_transfer_cycles(8192, c, 132), 1e-9);
+  // Half the SMs: each gets twice the bandwidth.
+  EXPECT_NEAR(2 * convoy_transfer_cycles(8192, c, 66), convoy_transfer_cycles(8192, c, 132), 1e-9);
   EXPECT_EQ(convoy_transfer_cycles(0, c, 132), 0);
-  Ceilings none = c;
-  none.l2_GBps = {};
+  // The spec alone has no L2 bandwidth: no transfer.
+  const Ceilings none = roofline_ceilings(h200());
+  ASSERT_FALSE(none.l2_GBps.known());
   EXPECT_EQ(convoy_transfer_cycles(8192, none, 132), 0);
+  EXPECT_EQ(predict(h200(), input(kRung5)).latency.transfer_cycles, 0);
   // Prefetching kernels (rung 9) have no convoy transfer.
-  EXPECT_EQ(predict(h200(), input(kRung9)).latency.transfer_cycles, 0);
+  EXPECT_EQ(predict(embedded_spec("h200-sxm"), input(kRung9)).latency.transfer_cycles, 0);
 }
 
 TEST(Predict, CalibrationScalesTheBindingTerm) {
