@@ -216,7 +216,7 @@ double issue_per_cycle(const Ceilings& c) {
 }
 
 double block_issue_cycles_per_instruction(int warps_per_scheduler) {
-  return std::max(static_cast<double>(warps_per_scheduler), kWarpIssueCyclesAlone);
+  return std::max(warps_per_scheduler, 1);
 }
 
 double ffma_issue_cycles(const SmLimits& sm) {

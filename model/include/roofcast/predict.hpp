@@ -281,28 +281,11 @@ double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_cou
 /// the ffma microbenchmark = 0.976 of the 256 the 128 lanes allow); 1 without a measurement.
 double issue_per_cycle(const Ceilings& ceilings);
 
-/// How much slower one warp alone on its scheduler issues than a scheduler that two warps
-/// share, from Nsight Compute on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run
-/// 84b6efb), NOT training cases: the only ncu profiles of one warp per scheduler are of the
-/// held-out 256x4096x4096 sweep (no profiled square power-of-two ladder case runs one warp per
-/// scheduler): r08-dbuf-128x128x8-w64x64 t8x16 and t16x8 (128 threads) there run one
-/// warp per scheduler and spend 1.57 and 1.54 cycles per issued instruction (selected 1.0 +
-/// short_scoreboard, wait, dispatch_stall, no_instruction; nothing hidden behind other warps);
-/// with two warps per scheduler (r08-dbuf-256x128x8 at 256x4096x4096, 2048^3, 4096^3, 8192^3)
-/// a warp spends 2.45-2.52, 0.78-0.82 of it not_selected, so the scheduler issues every
-/// 1.23-1.26 cycles. The fitted issue and latency scales carry the 2-warp rate (they fit
-/// 1.1-1.3), so one warp alone costs 1.555 / 1.24 = 1.25 of a 2-warp scheduler's cycle per
-/// instruction. (BK = 16 adds instruction-fetch stalls alone, no_instruction 0.66: 1.92.)
-inline constexpr double kWarpIssueCyclesAlone = 1.25;
-
-/// Issue cycles of one block's warps per warp instruction on a scheduler, the block alone:
-/// a scheduler issues one instruction per cycle, and one warp at most one every
-/// kWarpIssueCyclesAlone cycles (relative to the 2-warp rate the calibration scales), so
-///   max(ceil(warps / schedulers), kWarpIssueCyclesAlone)
-/// (1 warp per scheduler: 1.25; 2 or more: the warps' count). Motivated by the skinny
-/// 256x4096x4096 sweep: blocks of 4 warps alone on an SM (1 warp per scheduler; r08/r09/r10
-/// 128x128x8 and 128x64x8, 128 threads) measure 1.5-2.5 cycles per warp instruction per K
-/// tile where the model counted 1, while 8-warp blocks (2 per scheduler) measure 1.23-1.28.
+/// Issue cycles of one block's warps per warp instruction on a scheduler, the block alone: a
+/// scheduler issues at most one instruction per cycle, so ceil(warps / schedulers), at least 1.
+/// (Nsight Compute shows a warp alone on its scheduler issuing only every ~1.55 cycles, but
+/// only in held-out cases, the 256x4096x4096 sweep: no training case runs one warp per
+/// scheduler, so the model takes no constant from them.)
 double block_issue_cycles_per_instruction(int warps_per_scheduler);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
