@@ -479,6 +479,7 @@ namespace {
 using Parameters = std::array<double, kFittedParameterCount>;
 constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is not scaled
 constexpr int kOverhead = 5;
+constexpr int kMinBindingCasesPerScale = 2;  // see fit_calibration
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   Calibration c;
@@ -562,7 +563,13 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
   // Columns the data determines; a column that would go non-positive is fixed at its
   // current value (moved into the target) and the rest re-solved.
   std::array<bool, kFittedParameterCount> active{};
-  for (int j = 0; j < kFittedParameterCount; ++j) active[j] = x.col(j).cwiseAbs().maxCoeff() > 0;
+  // A scale needs at least kMinBindingCasesPerScale training cases where its term binds: one
+  // case alone would set it to reproduce that case exactly (no information about the term).
+  for (int j = 0; j < kFittedParameterCount; ++j) {
+    const auto binding_cases = (x.col(j).array() != 0).count();
+    active[j] = binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
+    if (!active[j] && j != kOverhead) out.parameters[j] = 1;  // undetermined: the default
+  }
   for (int round = 0; round <= kFittedParameterCount; ++round) {
     std::vector<int> columns;
     for (int j = 0; j < kFittedParameterCount; ++j) {

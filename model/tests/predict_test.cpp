@@ -671,6 +671,26 @@ TEST(Fit, AllTrainingHasNoHeldOutError) {
   EXPECT_EQ(r.held_out_cases, 0);
 }
 
+// A term that binds one training case alone does not get a scale: it would reproduce that case
+// exactly. Two issue-bound cases and one that only DRAM can bind: the DRAM scale stays 1.
+TEST(Fit, OneBindingCaseDoesNotDetermineAScale) {
+  auto sample = [](std::string name, double issue, double dram, double measured) {
+    FitSample s;
+    s.name = std::move(name);
+    s.terms.full_waves = 1;
+    s.terms.full_wave[TimeTerm::kIssue] = issue;
+    s.terms.full_wave[TimeTerm::kDram] = dram;
+    s.measured_time_s = measured;
+    return s;
+  };
+  const std::vector<FitSample> samples = {sample("a", 1.0, 0.0, 2.0), sample("b", 2.0, 0.0, 4.0),
+                                          sample("c", 0.1, 1.0, 5.0)};
+  const FitResult r = fit_calibration(samples, {"a", "b", "c"});
+  EXPECT_FALSE(r.fitted[4]);  // dram_scale
+  EXPECT_EQ(r.calibration.dram_scale, 1);
+  EXPECT_TRUE(r.fitted[0]);  // issue_scale: two cases
+}
+
 TEST(Fit, BadInputsNameTheProblem) {
   std::vector<FitSample> samples = samples_from_predictions(truth(), 0);
   try {

@@ -431,8 +431,8 @@ struct FitCase {
 
 struct FitResult {
   Calibration calibration;
-  /// Which parameters the training data determined; the others keep their default (no
-  /// training case is bound by their term).
+  /// Which parameters the training data determined; the others keep their default (fewer than
+  /// two training cases are bound by their term).
   std::array<bool, kFittedParameterCount> fitted{};
   double training_mape_percent = 0;
   std::optional<double> held_out_mape_percent;  // empty when every case trained
@@ -447,8 +447,10 @@ struct FitResult {
 ///   minimise sum_i ((compose_time_s(terms_i, p) - t_i) / t_i)^2.
 /// compose_time_s is linear in p once each wave's binding term is fixed, so the fit
 /// alternates: fix the binding terms under the current p, solve the weighted linear least
-/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind some training
-/// case and the overhead, keep scales positive and the overhead >= 0, repeat until the
+/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind at least two
+/// training cases (one case alone would fix its term's scale to reproduce that case exactly:
+/// with rung 1's LSU queue, the DRAM scale went to 7.47 to fit r02 at 8192^3 alone) and the
+/// overhead, keep scales positive and the overhead >= 0, repeat until the
 /// binding terms stop changing; from several starts, keeping the best. Reports MAPE on the
 /// training and the held-out samples. Throws std::invalid_argument when a training name is
 /// not among the samples, a name repeats, no case trains, or a measured time is not positive.
