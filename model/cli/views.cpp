@@ -576,9 +576,16 @@ std::string predict_text(const PredictReport& report) {
       p.l2.wave_cols, 100.0 * p.l2_sector_hit_rate);
   const LatencyHiding& h = p.latency;
   out += format(
-      "latency    global %.0f cycles, %d warps per scheduler (%.1f needed to hide the "
+      "latency    global %.0f cycles%s%s, %d warps per scheduler (%.1f needed to hide the "
       "chain)%s\n",
-      h.global_latency_cycles, h.warps_per_scheduler, h.warps_needed_per_scheduler,
+      h.global_latency_cycles,
+      h.transfer_cycles > 0
+          ? format(" + %.0f cycles tile transfer (convoy)", h.transfer_cycles).c_str()
+          : "",
+      h.lsu_queue_cycles > 0
+          ? format(" + %.0f cycles in the L1 load queue", h.lsu_queue_cycles).c_str()
+          : "",
+      h.warps_per_scheduler, h.warps_needed_per_scheduler,
       h.barrier_stalls ? "; one block per SM without prefetch: barrier stalls" : "");
   out += "\ntime terms (whole launch)\n";
   for (int i = 0; i < kTimeTermCount; ++i) {
@@ -717,6 +724,9 @@ json predict_json(const PredictReport& report) {
                       {"l2", l.l2_measured},
                       {"dram", l.dram_measured}}},
                     {"global_latency_cycles", h.global_latency_cycles},
+                    {"transfer_cycles", h.transfer_cycles},
+                    {"lsu_queue_cycles", h.lsu_queue_cycles},
+                    {"convoy", h.convoy},
                     {"tile_issue_cycles", h.tile_issue_cycles},
                     {"tile_cycle_cycles", h.tile_cycle_cycles},
                     {"round_issue_cycles", h.round_issue_cycles},

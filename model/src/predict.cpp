@@ -153,6 +153,9 @@ struct WaveModel {
   double epilogue_instructions = 0;
   double tile_cycle = 0;
   double tile_issue = 0;
+  /// Warps without a barrier (rung 1): L1 queue wait per resident block (lsu_queue_wait_cycles
+  /// of one block's wavefronts; the wave's wait is this times its blocks per SM).
+  double lsu_queue_per_block = 0;
   /// Barrier-per-tile kernels without prefetch (rungs 2-7): the resident blocks wait for their
   /// tiles together (convoy), exposing `exposed_cycles` per K tile round.
   bool convoy = false;
@@ -181,7 +184,7 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
   const double one_block_epilogue = m.epilogue_instructions * ceil_div_int(m.warps, m.schedulers);
   const double tile =
       m.convoy ? std::max(std::max(round_issue, m.convoy_issue) + m.exposed_cycles, m.convoy_floor)
-               : m.tile_cycle;
+               : m.tile_cycle + blocks_per_sm * m.lsu_queue_per_block;
   t[TimeTerm::kLatency] = (m.k_tiles * tile + m.prologue_cycles + one_block_epilogue) / m.clock_Hz;
   const double share = wave_blocks / m.grid;
   t[TimeTerm::kL2] = m.l2_Bps > 0 ? m.l2_bytes * share / m.l2_Bps : 0.0;
@@ -208,6 +211,11 @@ double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count) {
   if (!c.l2_GBps.known() || !(c.boost_clock_MHz > 0) || sm_count < 1) return 0.0;
   const double bytes_per_cycle = c.l2_GBps.value() * kGiga / sm_count / (c.boost_clock_MHz * kMega);
   return bytes_per_cycle > 0 ? bytes / bytes_per_cycle : 0.0;
+}
+
+double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle) {
+  if (!(l1_bytes_per_cycle > 0) || !(round_wavefronts > 0)) return 0.0;
+  return 0.5 * round_wavefronts * kWavefrontBytes / l1_bytes_per_cycle;
 }
 
 double issue_per_cycle(const Ceilings& c) {
@@ -379,9 +387,22 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       m.instructions_per_warp_tile * block_issue_cycles_per_instruction(block_warps_per_scheduler),
       a.k_tile * lat.ffma_cycles);
   h.stage_wait_cycles = stage_wait_cycles(a);
+  // Warps without a barrier wait on their own loads, behind the other warps' loads in the L1
+  // queue (lsu_queue_wait_cycles); the wait grows with the resident blocks.
+  const double l1_bytes_per_cycle =
+      p.ceilings.shared_memory_GBps.known() && gpu.chip.sm_count > 0
+          ? p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count / m.clock_Hz
+          : 0.0;
+  const double lg_wavefronts_per_warp_tile =
+      a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;
+  m.lsu_queue_per_block =
+      a.barriers == 0
+          ? lsu_queue_wait_cycles(m.warps * lg_wavefronts_per_warp_tile, l1_bytes_per_cycle)
+          : 0.0;
+  h.lsu_queue_cycles = h.blocks_per_sm * m.lsu_queue_per_block;
   h.tile_cycle_cycles =
       a.prefetch_tiles == 0
-          ? h.tile_issue_cycles + h.global_latency_cycles + h.overhead_cycles
+          ? h.tile_issue_cycles + h.global_latency_cycles + h.overhead_cycles + h.lsu_queue_cycles
           : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
                      (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
@@ -409,7 +430,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
                                 : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
   h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
   h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
-  m.tile_cycle = h.tile_cycle_cycles;
+  m.tile_cycle = h.tile_cycle_cycles - h.lsu_queue_cycles;  // wave_terms adds the wave's queue
   m.tile_issue = h.tile_issue_cycles;
   m.convoy = h.convoy;
   m.exposed_cycles = exposed;
@@ -458,6 +479,7 @@ namespace {
 using Parameters = std::array<double, kFittedParameterCount>;
 constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is not scaled
 constexpr int kOverhead = 5;
+constexpr int kMinBindingCasesPerScale = 2;  // see fit_calibration
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   Calibration c;
@@ -541,7 +563,13 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
   // Columns the data determines; a column that would go non-positive is fixed at its
   // current value (moved into the target) and the rest re-solved.
   std::array<bool, kFittedParameterCount> active{};
-  for (int j = 0; j < kFittedParameterCount; ++j) active[j] = x.col(j).cwiseAbs().maxCoeff() > 0;
+  // A scale needs at least kMinBindingCasesPerScale training cases where its term binds: one
+  // case alone would set it to reproduce that case exactly (no information about the term).
+  for (int j = 0; j < kFittedParameterCount; ++j) {
+    const auto binding_cases = (x.col(j).array() != 0).count();
+    active[j] = binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
+    if (!active[j] && j != kOverhead) out.parameters[j] = 1;  // undetermined: the default
+  }
   for (int round = 0; round <= kFittedParameterCount; ++round) {
     std::vector<int> columns;
     for (int j = 0; j < kFittedParameterCount; ++j) {

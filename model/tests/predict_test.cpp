@@ -477,6 +477,45 @@ TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
   EXPECT_EQ(predict(embedded_spec("h200-sxm"), input(kRung9)).latency.transfer_cycles, 0);
 }
 
+// 0.5 * wavefronts * 128 B / (L1 bytes per cycle): half the round's L1 work.
+TEST(Latency, LsuQueueWaitIsHalfTheRoundsL1Work) {
+  EXPECT_NEAR(lsu_queue_wait_cycles(128, 128), 64, 1e-12);
+  EXPECT_NEAR(lsu_queue_wait_cycles(128, 64), 128, 1e-12);
+  EXPECT_EQ(lsu_queue_wait_cycles(0, 128), 0);
+  EXPECT_EQ(lsu_queue_wait_cycles(128, 0), 0);
+}
+
+// Rung 1 (no barrier): each k's loads wait behind the resident warps' loads in the L1 queue,
+// in the chain of every wave with that wave's blocks per SM; rungs with a barrier do not.
+TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
+  const GpuSpec gpu = embedded_spec("h200-sxm");
+  const TileConfig naive = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const Prediction p = predict(gpu, input(naive));
+  ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
+  const LatencyHiding& h = p.latency;
+  const double l1_bytes_per_cycle =
+      p.ceilings.shared_memory_GBps.value() * 1e9 / 132 / (p.ceilings.boost_clock_MHz * 1e6);
+  // 2 blocks x 32 warps x (1 A + 1 B wavefront) per k.
+  EXPECT_NEAR(h.lsu_queue_cycles, 0.5 * 2 * 32 * 2 * 128 / l1_bytes_per_cycle, 1e-9);
+  EXPECT_NEAR(h.tile_cycle_cycles,
+              h.tile_issue_cycles + h.global_latency_cycles + h.lsu_queue_cycles, 1e-9);
+  const double f = p.ceilings.boost_clock_MHz * 1e6;
+  const double epilogue = p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) * 8;
+  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency],
+              (4096 * h.tile_cycle_cycles + h.global_latency_cycles + epilogue) / f, 1e-12);
+  // 132 blocks: one wave of one block per SM, half the queue.
+  const Prediction one = predict(gpu, input(naive, {12 * 32, 11 * 32, 4096}));
+  ASSERT_EQ(one.terms.full_waves, 0);
+  const LatencyHiding& o = one.latency;
+  EXPECT_NEAR(
+      one.terms.last_wave[TimeTerm::kLatency],
+      (4096 * (o.tile_cycle_cycles - o.lsu_queue_cycles / 2) + o.global_latency_cycles + epilogue) /
+          f,
+      1e-12);
+  // A barrier per tile (rung 5): no queue term.
+  EXPECT_EQ(predict(gpu, input(kRung5)).latency.lsu_queue_cycles, 0);
+}
+
 TEST(Predict, CalibrationScalesTheBindingTerm) {
   const Prediction base = predict(h200(), input(kRung9));
   ASSERT_EQ(base.binding, TimeTerm::kIssue);
@@ -630,6 +669,26 @@ TEST(Fit, AllTrainingHasNoHeldOutError) {
   const FitResult r = fit_calibration(samples, all);
   EXPECT_FALSE(r.held_out_mape_percent.has_value());
   EXPECT_EQ(r.held_out_cases, 0);
+}
+
+// A term that binds one training case alone does not get a scale: it would reproduce that case
+// exactly. Two issue-bound cases and one that only DRAM can bind: the DRAM scale stays 1.
+TEST(Fit, OneBindingCaseDoesNotDetermineAScale) {
+  auto sample = [](std::string name, double issue, double dram, double measured) {
+    FitSample s;
+    s.name = std::move(name);
+    s.terms.full_waves = 1;
+    s.terms.full_wave[TimeTerm::kIssue] = issue;
+    s.terms.full_wave[TimeTerm::kDram] = dram;
+    s.measured_time_s = measured;
+    return s;
+  };
+  const std::vector<FitSample> samples = {sample("a", 1.0, 0.0, 2.0), sample("b", 2.0, 0.0, 4.0),
+                                          sample("c", 0.1, 1.0, 5.0)};
+  const FitResult r = fit_calibration(samples, {"a", "b", "c"});
+  EXPECT_FALSE(r.fitted[4]);  // dram_scale
+  EXPECT_EQ(r.calibration.dram_scale, 1);
+  EXPECT_TRUE(r.fitted[0]);  // issue_scale: two cases
 }
 
 TEST(Fit, BadInputsNameTheProblem) {

@@ -204,6 +204,10 @@ struct LatencyHiding {
   double tile_cycle_cycles = 0;
   double round_issue_cycles = 0;
   double round_l1_cycles = 0;  // B * warps * L1 wavefronts per warp per tile
+  /// Warps without a barrier (rung 1): each load's wait behind the resident warps' global
+  /// loads in the SM's L1 queue, lsu_queue_wait_cycles of the round; in tile_cycle (per wave,
+  /// with that wave's blocks per SM); 0 otherwise.
+  double lsu_queue_cycles = 0;
   /// max(0, 1 - round_issue / tile_cycle); with convoy: the share of the round spent waiting,
   /// E / (max(round_issue, tile_issue) + E), E = L_global + transfer + overhead (rungs 2-7)
   /// or stage_wait (rung 10)
@@ -244,6 +248,22 @@ inline constexpr double kFullBarrierWaitCycles = 580;
 /// Cycles per K tile a block waits on its stage barrier beyond its issue: kFullBarrierWaitCycles
 /// when B arrives by bulk copies (rung 10), else 0.
 double stage_wait_cycles(const KernelAnatomy& anatomy);
+
+/// Cycles a warp's global (or local) load waits, on average, behind the loads of the other
+/// resident warps in the SM's L1 (LSU) queue, when warps wait on their own loads without a
+/// barrier (rung 1, whose warps run free and load twice per FFMA):
+///   wait = 0.5 * round_wavefronts * 128 B / (l1 bytes per SM cycle),
+/// round_wavefronts = B * warps * global (and local) L1 wavefronts per warp per K tile: a
+/// load arriving at a uniformly random point of a round that the L1 serves first come, first
+/// served at its measured rate waits for half the round's wavefronts (H200: the measured shared
+/// bandwidth 32903 GB/s over 132 SMs at 1980 MHz = 125.9 bytes per cycle, 1.02 cycles per
+/// wavefront). 0 without an L1 rate. Motivated by Nsight Compute on the training case r01-naive
+/// 32x32 at 4096^3 (data/measurements/h200-sxm/sgemm-ladder.json, rev ad17452): a warp stalls
+/// 10.61 cycles per instruction on lg_throttle (the global-load queue full) and 15.44 on
+/// long_scoreboard, x 5 instructions per k = 130 cycles of load wait per k against the 51-cycle
+/// L_global the model had; the queue adds 0.5 * 64 warps * 2 wavefronts = 65 cycles. Rung 1
+/// was predicted 13-33% too fast on every training size (512^3 to 8192^3).
+double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle);
 
 /// Distinct 32-byte sectors of one block's operand tiles per K tile: ceil((BM + BN) * k_tile
 /// * 4 / 32).
@@ -362,7 +382,8 @@ struct Prediction {
 ///   issue         = (k_tiles * round_issue + epilogue) / f
 ///   shared_memory = k_tiles * B * warps * L1 wavefronts per warp per tile * 128 B
 ///                   / (shared-memory bandwidth / SMs)
-///   latency       = (k_tiles * tile_cycle + prologue + epilogue) / f,  prologue =
+///   latency       = (k_tiles * tile_cycle + prologue + epilogue) / f (rung 1: tile_cycle
+///                   + lsu_queue_wait_cycles of the wave's B blocks per SM),  prologue =
 ///                   L_global + transfer + overhead (the first tile; transfer 0 with
 ///                   prefetch), epilogue = C-store issue;
 ///                   rungs 2-7 (a barrier per tile, no prefetch) instead take per K tile
@@ -410,8 +431,8 @@ struct FitCase {
 
 struct FitResult {
   Calibration calibration;
-  /// Which parameters the training data determined; the others keep their default (no
-  /// training case is bound by their term).
+  /// Which parameters the training data determined; the others keep their default (fewer than
+  /// two training cases are bound by their term).
   std::array<bool, kFittedParameterCount> fitted{};
   double training_mape_percent = 0;
   std::optional<double> held_out_mape_percent;  // empty when every case trained
@@ -426,8 +447,10 @@ struct FitResult {
 ///   minimise sum_i ((compose_time_s(terms_i, p) - t_i) / t_i)^2.
 /// compose_time_s is linear in p once each wave's binding term is fixed, so the fit
 /// alternates: fix the binding terms under the current p, solve the weighted linear least
-/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind some training
-/// case and the overhead, keep scales positive and the overhead >= 0, repeat until the
+/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind at least two
+/// training cases (one case alone would fix its term's scale to reproduce that case exactly:
+/// with rung 1's LSU queue, the DRAM scale went to 7.47 to fit r02 at 8192^3 alone) and the
+/// overhead, keep scales positive and the overhead >= 0, repeat until the
 /// binding terms stop changing; from several starts, keeping the best. Reports MAPE on the
 /// training and the held-out samples. Throws std::invalid_argument when a training name is
 /// not among the samples, a name repeats, no case trains, or a measured time is not positive.
