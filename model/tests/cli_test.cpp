@@ -1,6 +1,7 @@
 // The roofcast CLI: golden text and JSON outputs, and clear errors with non-zero exits.
 // Regenerate the golden files after an intended change with ROOFCAST_UPDATE_GOLDEN=1.
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -11,63 +12,17 @@
 #include <nlohmann/json.hpp>
 
 #include "roofcast/spec.hpp"
+#include "support/cli_runner.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-CliRun run_cli(const std::string& arguments) {
-  const fs::path dir = fs::temp_directory_path();
-  const std::string tag = std::to_string(::getpid());
-  const fs::path out = dir / ("roofcast_cli_out_" + tag);
-  const fs::path err = dir / ("roofcast_cli_err_" + tag);
-  const std::string command = std::string("'") + ROOFCAST_CLI + "' " + arguments + " >'" +
-                              out.string() + "' 2>'" + err.string() + "' </dev/null";
-  const int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = read_file(out);
-  run.err = read_file(err);
-  fs::remove(out);
-  fs::remove(err);
-  return run;
-}
-
-void expect_golden(const std::string& arguments, const std::string& golden_name) {
-  SCOPED_TRACE("roofcast " + arguments);
-  const CliRun run = run_cli(arguments);
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.err, "");
-  const fs::path golden = fs::path(ROOFCAST_GOLDEN_DIR) / golden_name;
-  if (std::getenv("ROOFCAST_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(golden, std::ios::binary) << run.out;
-    std::printf("updated %s\n", golden.string().c_str());
-    return;
-  }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; run with ROOFCAST_UPDATE_GOLDEN=1";
-  EXPECT_EQ(run.out, read_file(golden)) << "output differs from " << golden;
-}
-
-void expect_error(const std::string& arguments, int exit_code, const std::string& message) {
-  SCOPED_TRACE("roofcast " + arguments);
-  const CliRun run = run_cli(arguments);
-  EXPECT_EQ(run.exit_code, exit_code);
-  EXPECT_EQ(run.out, "") << "errors go to stderr only";
-  EXPECT_NE(run.err.find(message), std::string::npos) << "stderr was: " << run.err;
-}
+using roofcast::test::CliRun;
+using roofcast::test::expect_error;
+using roofcast::test::expect_golden;
+using roofcast::test::read_file;
+using roofcast::test::run_cli;
 
 TEST(CliGolden, OccupancyText) {
   expect_golden("occupancy --gpu h100-sxm5 --threads 256 --regs 128 --smem 16384",
@@ -229,13 +184,15 @@ TEST(CliLadder, EveryGpuEveryHeadlineConfig) {
   for (const nlohmann::json& gpu : j["gpus"]) {
     const GpuSpec spec = embedded_spec(gpu["id"].get<std::string>());
     const double peak = spec.measured && spec.measured->ffma_TFLOPS ? *spec.measured->ffma_TFLOPS
-                                                                      : spec.peak_TFLOPS.fp32;
+                                                                    : spec.peak_TFLOPS.fp32;
     std::set<int> rungs;
     for (const nlohmann::json& row : gpu["ladder"]) {
       const int rung = row["rung"].get<int>();
       rungs.insert(rung);
       const int cc = spec.compute_capability.major * 10 + spec.compute_capability.minor;
-      EXPECT_EQ(row["supported"].get<bool>(), rung == 10 ? cc >= 90 : rung == 9 ? cc >= 80 : true)
+      EXPECT_EQ(row["supported"].get<bool>(), rung == 10  ? cc >= 90
+                                              : rung == 9 ? cc >= 80
+                                                          : true)
           << spec.id << " rung " << rung;
       if (!row["supported"].get<bool>() || !row["launchable"].get<bool>()) continue;
       // Never above the FFMA ceiling in effect.
