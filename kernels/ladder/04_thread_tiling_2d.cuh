@@ -87,41 +87,10 @@ __global__ void __launch_bounds__(kThreads, rules::tiling_min_blocks_per_sm(kBm,
   }
 }
 
-template <std::size_t kIndex>
-cudaError_t launch_thread_tiling_2d(const SgemmArgs& args, gemm::RasterOrder raster,
-                                    cudaStream_t stream) {
-  constexpr TileConfig c = kRegistry[kIndex].config;
-  if (raster.kind != gemm::RasterKind::kRowMajor) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(gemm::ceil_div(args.n, c.bn)),
-                  static_cast<unsigned>(gemm::ceil_div(args.m, c.bm)));
-  sgemm_thread_tiling_2d<kIndex>
-      <<<grid, c.threads, rules::shared_memory_bytes_rungs_1_6(c), stream>>>(args);
-  return cudaGetLastError();
-}
-
-/// Raises the kernel's dynamic shared-memory limit when it needs more than the default 48 KiB.
-template <std::size_t kIndex>
-cudaError_t prepare_thread_tiling_2d() {
-  constexpr int bytes = rules::shared_memory_bytes_rungs_1_6(kRegistry[kIndex].config);
-  if constexpr (bytes <= 48 * 1024) {
-    return cudaSuccess;
-  } else {
-    return cudaFuncSetAttribute(sgemm_thread_tiling_2d<kIndex>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  }
-}
-
 struct ThreadTiling2dMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
-    CompiledKernel compiled;
-    compiled.function = reinterpret_cast<const void*>(&sgemm_thread_tiling_2d<kIndex>);
-    compiled.threads_per_block = c.threads;
-    compiled.dynamic_shared_memory_bytes = rules::shared_memory_bytes_rungs_1_6(c);
-    compiled.prepare = &prepare_thread_tiling_2d<kIndex>;
-    compiled.launch = &launch_thread_tiling_2d<kIndex>;
-    return compiled;
+    return TiledKernelHost<kIndex, &sgemm_thread_tiling_2d<kIndex>>::make();
   }
 };
 

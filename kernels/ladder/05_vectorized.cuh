@@ -160,41 +160,10 @@ __global__ void __launch_bounds__(kThreads, rules::tiling_min_blocks_per_sm(kBm,
   vectorized_block<gemm::SmemLayout::kPlain, kBm, kBn, kBk, kTm, kTn, kThreads>(args);
 }
 
-template <std::size_t kIndex>
-cudaError_t launch_vectorized(const SgemmArgs& args, gemm::RasterOrder raster,
-                              cudaStream_t stream) {
-  constexpr TileConfig c = kRegistry[kIndex].config;
-  if (raster.kind != gemm::RasterKind::kRowMajor) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(gemm::ceil_div(args.n, c.bn)),
-                  static_cast<unsigned>(gemm::ceil_div(args.m, c.bm)));
-  sgemm_vectorized<kIndex>
-      <<<grid, c.threads, rules::shared_memory_bytes_rungs_1_6(c), stream>>>(args);
-  return cudaGetLastError();
-}
-
-/// Raises the kernel's dynamic shared-memory limit when it needs more than the default 48 KiB.
-template <std::size_t kIndex>
-cudaError_t prepare_vectorized() {
-  constexpr int bytes = rules::shared_memory_bytes_rungs_1_6(kRegistry[kIndex].config);
-  if constexpr (bytes <= 48 * 1024) {
-    return cudaSuccess;
-  } else {
-    return cudaFuncSetAttribute(sgemm_vectorized<kIndex>,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  }
-}
-
 struct VectorizedMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
-    CompiledKernel compiled;
-    compiled.function = reinterpret_cast<const void*>(&sgemm_vectorized<kIndex>);
-    compiled.threads_per_block = c.threads;
-    compiled.dynamic_shared_memory_bytes = rules::shared_memory_bytes_rungs_1_6(c);
-    compiled.prepare = &prepare_vectorized<kIndex>;
-    compiled.launch = &launch_vectorized<kIndex>;
-    return compiled;
+    return TiledKernelHost<kIndex, &sgemm_vectorized<kIndex>>::make();
   }
 };
 

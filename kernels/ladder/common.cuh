@@ -11,6 +11,8 @@
 #include <cstdint>
 
 #include "roofcast/gemm.hpp"
+#include "roofcast/kernels/launch.hpp"
+#include "roofcast/kernels/registry.hpp"
 #include "roofcast/kernels/rules_rungs_1_6.hpp"
 
 namespace roofcast::kernels::ladder {
@@ -138,6 +140,43 @@ struct SmemTile {
     } else {
       return row * kRowFloats + col;
     }
+  }
+};
+
+/// The host side of a rung 2-6 kernel: a 2D grid (x along N, y along M: row-major, the only
+/// order these rungs take), dynamic shared memory of rules::shared_memory_bytes_rungs_1_6(config)
+/// bytes, the kernel's limit raised past the 48 KiB default when it needs more, and its
+/// launch-table entry.
+template <std::size_t kIndex, void (*kKernel)(SgemmArgs)>
+struct TiledKernelHost {
+  static constexpr TileConfig kConfig = kRegistry[kIndex].config;
+  static constexpr int kSharedBytes = rules::shared_memory_bytes_rungs_1_6(kConfig);
+
+  static cudaError_t launch(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {
+    if (raster.kind != gemm::RasterKind::kRowMajor) return cudaErrorInvalidValue;
+    const dim3 grid(static_cast<unsigned>(gemm::ceil_div(args.n, kConfig.bn)),
+                    static_cast<unsigned>(gemm::ceil_div(args.m, kConfig.bm)));
+    kKernel<<<grid, kConfig.threads, kSharedBytes, stream>>>(args);
+    return cudaGetLastError();
+  }
+
+  static cudaError_t prepare() {
+    if constexpr (kSharedBytes <= 48 * 1024) {
+      return cudaSuccess;
+    } else {
+      return cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  kSharedBytes);
+    }
+  }
+
+  static CompiledKernel make() {
+    CompiledKernel compiled;
+    compiled.function = reinterpret_cast<const void*>(kKernel);
+    compiled.threads_per_block = kConfig.threads;
+    compiled.dynamic_shared_memory_bytes = kSharedBytes;
+    compiled.prepare = &prepare;
+    compiled.launch = &launch;
+    return compiled;
   }
 };
 
