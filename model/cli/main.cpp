@@ -360,7 +360,7 @@ int run_predict(const std::vector<std::string>& args) {
        "plain for rungs 1-5, padded for 6-10)")
       ("cluster", po::value<int>(), "blocks per cluster (rung 10; default 1)")
       ("raster", po::value<std::string>()->default_value("row_major"),
-       "block order row_major|column_major|grouped|z_order")
+       "block order row_major|column_major|grouped (alias swizzle)|z_order")
       ("group", po::value<int>(), "tile rows per group, with --raster grouped")
       ("regs", po::value<int>(), "registers per thread as ptxas reports (default: estimated)")
       ("spill-bytes", po::value<int>(), "with --regs: spill bytes per thread as ptxas reports")
@@ -435,8 +435,9 @@ int run_predict(const std::vector<std::string>& args) {
   }
 
   const std::string raster_name = vm["raster"].as<std::string>();
-  if (raster_name == "grouped") {
-    if (!vm.count("group")) throw UsageError("--raster grouped needs --group G");
+  // "swizzle" is the name the grouped order often goes by (a grouped swizzle of G tile rows).
+  if (raster_name == "grouped" || raster_name == "swizzle") {
+    if (!vm.count("group")) throw UsageError("--raster " + raster_name + " needs --group G");
     in.raster = {gemm::RasterKind::kGrouped, checked(vm, "group", 1, 1 << 20)};
   } else {
     const auto raster = gemm::parse_raster_order(raster_name);

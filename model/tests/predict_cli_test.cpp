@@ -176,3 +176,19 @@ TEST(PredictHelp, BothCommandsHaveHelp) {
 }
 
 }  // namespace
+
+namespace {
+
+// The spelling: --raster swizzle --group 8 is the grouped order.
+TEST(PredictCli, SwizzleIsTheGroupedOrder) {
+  const std::string config =
+      "predict --gpu h200-sxm --m 4096 --n 4096 --k 4096 --rung 8 --bm 128 --bn 128 --bk 8 --tm 8 "
+      "--tn 8 --json --raster ";
+  const CliRun swizzle = run_cli(config + "swizzle --group 8");
+  const CliRun grouped = run_cli(config + "grouped --group 8");
+  ASSERT_EQ(swizzle.exit_code, 0) << swizzle.err;
+  EXPECT_EQ(swizzle.out, grouped.out);
+  expect_error(config + "swizzle", 2, "--raster swizzle needs --group G");
+}
+
+}  // namespace
