@@ -380,6 +380,9 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   LatencyHiding& h = p.latency;
   h.blocks_per_sm = p.occupancy.blocks_per_sm;
   h.global_latency_cycles = l1_hit * lat.shared_memory_cycles + (1 - l1_hit) * memory_latency;
+  // Without prefetch a K tile waits for its global round trips one after another
+  // (serial_load_groups: rungs 5-6 load and store A before they load B).
+  const double load_wait_cycles = a.serial_load_groups * h.global_latency_cycles;
   const bool all_async = a.a_async_copy && a.b_async_copy;
   h.overhead_cycles = a.rung == 1 ? 0.0 : (all_async ? 1 : 2) * lat.shared_memory_cycles;
   const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
@@ -402,7 +405,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   h.lsu_queue_cycles = h.blocks_per_sm * m.lsu_queue_per_block;
   h.tile_cycle_cycles =
       a.prefetch_tiles == 0
-          ? h.tile_issue_cycles + h.global_latency_cycles + h.overhead_cycles + h.lsu_queue_cycles
+          ? h.tile_issue_cycles + load_wait_cycles + h.overhead_cycles + h.lsu_queue_cycles
           : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
                      (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
@@ -419,9 +422,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
                           ? convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes,
                                                    p.ceilings, gpu.chip.sm_count)
                           : 0.0;
-  const double exposed = unprefetched
-                             ? h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles
-                             : h.stage_wait_cycles;
+  const double exposed =
+      unprefetched ? load_wait_cycles + h.transfer_cycles + h.overhead_cycles : h.stage_wait_cycles;
   const double convoy_issue =
       unprefetched ? h.tile_issue_cycles : h.tile_issue_cycles + h.overhead_cycles;
   const double convoy_floor =
@@ -436,7 +438,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   m.exposed_cycles = exposed;
   m.convoy_issue = convoy_issue;
   m.convoy_floor = convoy_floor;
-  m.prologue_cycles = h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
+  m.prologue_cycles = (a.prefetch_tiles == 0 ? load_wait_cycles : h.global_latency_cycles) +
+                      h.transfer_cycles + h.overhead_cycles;
   m.l1_bytes_per_s_per_sm = p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count;
   m.grid = static_cast<double>(p.waste.grid_blocks());
   m.l2_bytes = p.traffic.l2_bytes();

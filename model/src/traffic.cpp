@@ -182,6 +182,8 @@ int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
   return std::max(minimum, lines);
 }
 
+int serial_load_groups(int rung) { return rung == 5 || rung == 6 ? 2 : 1; }
+
 int derived_threads(const gemm::TileConfig& c) {
   if (c.rung <= 2) return c.bm * c.bn;
   if (c.rung >= 7 && c.wm > 0 && c.wn > 0) return kWarpLanes * (c.bm / c.wm) * (c.bn / c.wn);
@@ -529,6 +531,7 @@ KernelAnatomy kernel_anatomy(const gemm::Problem& problem, const TileConfig& con
     throw_bad_config("BM, BN, BK, TM, TN and threads must be >= 1");
   }
   a.warps = ceil_div_int(a.threads, kWarpLanes);
+  a.serial_load_groups = serial_load_groups(config.rung);
   const Shape shape{std::min(kWarpLanes, a.threads), banks};
   if (config.rung == 1) {
     naive_anatomy(problem, config, shape, a);

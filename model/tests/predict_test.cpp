@@ -431,8 +431,8 @@ TEST(Predict, HugeThreadTilesSpill) {
 }
 
 // Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait for their tiles
-// together, so a K tile round costs the SM's issue plus the exposed latency and the transfer
-// of a block's tile (convoy).
+// together, so a K tile round costs the SM's issue plus the exposed latency (one global round
+// trip per serial load group) and the transfer of a block's tile (convoy).
 TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   // The measured spec: its L2 bandwidth sets the transfer.
   const Prediction p = predict(embedded_spec("h200-sxm"), input(kRung5));
@@ -443,7 +443,9 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
       p.ceilings.l2_GBps.value() * 1e9 / 132 / (p.ceilings.boost_clock_MHz * 1e6);
   EXPECT_NEAR(h.transfer_cycles, 256 * 32 / l2_bytes_per_cycle, 1e-9);
   EXPECT_GT(h.transfer_cycles, 0);
-  const double exposed = h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
+  // Rung 5 waits for A's round trip, then B's (serial_load_groups).
+  ASSERT_EQ(p.anatomy.serial_load_groups, 2);
+  const double exposed = 2 * h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
   const double one_block_epilogue =
       p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) * 2;  // 8 warps / 4
   const double expected = (512 * (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed) +

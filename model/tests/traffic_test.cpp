@@ -212,6 +212,16 @@ TEST(Anatomy, VectorizedRungConflictsAndTheirFixes) {
 // A 64 x 8 tile as float4 is 128 copies for 256 threads: warps 0-3 copy one each, warps 4-7
 // none, so a warp issues 0.5 copies per K tile on average (not the per-thread maximum 1), and
 // the sectors requested from L1 equal the bytes L2 supplies (no false L1 reuse).
+// Rungs 5-6 store A before they load B (SASS: A's LDG, A's STS, B's LDG, B's STS); the others
+// issue every load of the tile first.
+TEST(Anatomy, SerialLoadGroups) {
+  for (int rung = 1; rung <= gemm::kRungCount; ++rung) {
+    EXPECT_EQ(serial_load_groups(rung), rung == 5 || rung == 6 ? 2 : 1) << "rung " << rung;
+  }
+  EXPECT_EQ(kernel_anatomy(k4096, kRung5).serial_load_groups, 2);
+  EXPECT_EQ(kernel_anatomy(k4096, kRung4).serial_load_groups, 1);
+}
+
 TEST(Anatomy, CopyLoopsWithFewerCopiesThanThreads) {
   const TileConfig c = config(5, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4);
   const KernelAnatomy a = kernel_anatomy(k4096, c);

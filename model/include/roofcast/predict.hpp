@@ -182,11 +182,12 @@ struct PredictInput {
 ///   tile_issue = max(instructions per warp * block_issue_cycles_per_instruction(
 ///                    ceil(warps / schedulers)), k_tile * FFMA latency)
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
-///   d = 0:  tile_cycle = tile_issue + L_global + overhead      (load, wait, compute)
+///   d = 0:  tile_cycle = tile_issue + G * L_global + overhead  (load, wait, compute)
 ///   d >= 1: tile_cycle = max(tile_issue + overhead + stage_wait, (L_global + overhead) / d)
 /// with L_global = l1_hit * L_shared + (1 - l1_hit) * slowest_load_latency_cycles(hit, sectors,
 /// L_l2, L_dram) (sectors: tile_sectors for rungs 2-10, one warp's sectors of one k for rung 1),
 /// instruction counts in SM issue cycles (warp_issue_cycles), and
+/// G = serial_load_groups(rung) (rungs 5-6: 2, A's round trip then B's; else 1),
 /// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
 /// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs
 /// B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps / schedulers)
@@ -209,7 +210,7 @@ struct LatencyHiding {
   /// with that wave's blocks per SM); 0 otherwise.
   double lsu_queue_cycles = 0;
   /// max(0, 1 - round_issue / tile_cycle); with convoy: the share of the round spent waiting,
-  /// E / (max(round_issue, tile_issue) + E), E = L_global + transfer + overhead (rungs 2-7)
+  /// E / (max(round_issue, tile_issue) + E), E = G * L_global + transfer + overhead (rungs 2-7)
   /// or stage_wait (rung 10)
   double exposed_fraction = 0;
   /// Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait together.
@@ -384,10 +385,16 @@ struct Prediction {
 ///                   / (shared-memory bandwidth / SMs)
 ///   latency       = (k_tiles * tile_cycle + prologue + epilogue) / f (rung 1: tile_cycle
 ///                   + lsu_queue_wait_cycles of the wave's B blocks per SM),  prologue =
-///                   L_global + transfer + overhead (the first tile; transfer 0 with
-///                   prefetch), epilogue = C-store issue;
+///                   G * L_global + transfer + overhead (the first tile; G = 1 and transfer 0
+///                   with prefetch), epilogue = C-store issue;
 ///                   rungs 2-7 (a barrier per tile, no prefetch) instead take per K tile
-///                   max(round_issue, tile_issue) + L_global + transfer + overhead
+///                   max(round_issue, tile_issue) + G * L_global + transfer + overhead
+///                   (G = serial_load_groups: rungs 5-6 wait for A's round trip, then B's;
+///                   training signal, Nsight Compute at 4096^3: long_scoreboard x instructions =
+///                   864-931 cycles of global-load wait per K tile for r05-vec and r06-bank
+///                   128x128x8 against 603-681 for r07-warp 128x128x16 with twice the bytes;
+///                   with G: training MAPE 5.4 -> 4.9%, held-out 13.6 -> 12.0%, rungs 5-6
+///                   22.9 / 18.2 -> 8.3 / 8.7%)
 ///                   (transfer: convoy_transfer_cycles of one block's tile): the resident blocks
 ///                   issue interleaved, finish their compute together and wait for their next
 ///                   tiles together (a convoy), so the wait is not hidden behind the other

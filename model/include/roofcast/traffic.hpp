@@ -55,8 +55,10 @@ struct KernelAnatomy {
   bool b_async_copy = false;            // B by cp.async or bulk copies
   bool b_bulk_copy = false;   // rung 10: B stages arrive by bulk copy (no thread instructions)
   int staging_registers = 0;  // global values a thread holds between LDG and STS
-  bool a_vector = false;      // A global loads are float4 (K % 4 == 0)
-  bool b_vector = false;      // B global loads are float4 (N % 4 == 0)
+  /// Global round trips per K tile a thread waits for one after another (serial_load_groups).
+  int serial_load_groups = 1;
+  bool a_vector = false;  // A global loads are float4 (K % 4 == 0)
+  bool b_vector = false;  // B global loads are float4 (N % 4 == 0)
 
   double ffma = 0;                   // outputs_per_thread * k_tile
   WarpAccess global_a;               // LDG of A (wavefronts: L1 lines touched)
@@ -98,6 +100,17 @@ struct KernelAnatomy {
     return static_cast<double>(outputs_per_thread) / (a_fragment + b_fragment);
   }
 };
+
+/// Global round trips per K tile that a rung's thread waits for one after another, read off the
+/// SASS of the ladder's kernels (nvcc 13.0, sm_90, the toolchain of the committed measurement;
+/// nvdisasm of kernels/src/rung_NN.cu): rungs 5-6 (05_vectorized.cuh, 06_conflict_free.cuh) copy
+/// A (load4_or_zero, which branches on the uniform float4 flag) and store it to shared memory
+/// before they load B, and ptxas does not move B's loads above A's stores across that branch:
+/// every rung 5-6 kernel issues A's LDG, A's STS, then B's LDG and B's STS before its barrier,
+/// so a K tile waits for two global round trips: 2. Rungs 2-4 (predicated scalar copies, no
+/// branch) and 7-10 (warp_common.cuh loads the whole stage into registers, then stores it) issue
+/// every load of the tile before the first store: 1.
+int serial_load_groups(int rung);
 
 /// Threads per block a config implies when it does not say: rung 1: BM*BN; rung 2: BM*BN;
 /// rungs 3-6: (BM/TM)*(BN/TN); rungs 7-10: 32 * (BM/WM) * (BN/WN) (one warp per warp tile;
