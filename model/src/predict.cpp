@@ -156,6 +156,12 @@ struct WaveModel {
   /// Warps without a barrier (rung 1): L1 queue wait per resident block (lsu_queue_wait_cycles
   /// of one block's wavefronts; the wave's wait is this times its blocks per SM).
   double lsu_queue_per_block = 0;
+  /// Fragment round trips per K tile and one block's shared wavefronts per K tile
+  /// (fragment_wait_cycles of the wave's blocks per SM).
+  int fragment_round_trips = 1;
+  double block_shared_wavefronts = 0;
+  double shared_cycles = 0;
+  double l1_bytes_per_cycle = 0;
   /// Barrier-per-tile kernels without prefetch (rungs 2-7): the resident blocks wait for their
   /// tiles together (convoy), exposing `exposed_cycles` per K tile round.
   bool convoy = false;
@@ -182,9 +188,13 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
   t[TimeTerm::kSharedMemory] = m.k_tiles * blocks_per_sm * m.warps * m.l1_wavefronts_per_warp_tile *
                                kWavefrontBytes / m.l1_bytes_per_s_per_sm;
   const double one_block_epilogue = m.epilogue_instructions * ceil_div_int(m.warps, m.schedulers);
+  const double fragment_wait =
+      fragment_wait_cycles(m.fragment_round_trips, blocks_per_sm * m.block_shared_wavefronts,
+                           m.shared_cycles, m.l1_bytes_per_cycle);
   const double tile =
-      m.convoy ? std::max(std::max(round_issue, m.convoy_issue) + m.exposed_cycles, m.convoy_floor)
-               : m.tile_cycle + blocks_per_sm * m.lsu_queue_per_block;
+      fragment_wait +
+      (m.convoy ? std::max(std::max(round_issue, m.convoy_issue) + m.exposed_cycles, m.convoy_floor)
+                : m.tile_cycle + blocks_per_sm * m.lsu_queue_per_block);
   t[TimeTerm::kLatency] = (m.k_tiles * tile + m.prologue_cycles + one_block_epilogue) / m.clock_Hz;
   const double share = wave_blocks / m.grid;
   t[TimeTerm::kL2] = m.l2_Bps > 0 ? m.l2_bytes * share / m.l2_Bps : 0.0;
@@ -216,6 +226,14 @@ double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count) {
 double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle) {
   if (!(l1_bytes_per_cycle > 0) || !(round_wavefronts > 0)) return 0.0;
   return 0.5 * round_wavefronts * kWavefrontBytes / l1_bytes_per_cycle;
+}
+
+double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
+                            double l1_bytes_per_cycle) {
+  if (round_trips <= 1) return 0.0;
+  return (round_trips - 1) *
+         (shared_cycles +
+          lsu_queue_wait_cycles(round_shared_wavefronts / round_trips, l1_bytes_per_cycle));
 }
 
 double issue_per_cycle(const Ceilings& c) {
@@ -385,17 +403,26 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   const double load_wait_cycles = a.serial_load_groups * h.global_latency_cycles;
   const bool all_async = a.a_async_copy && a.b_async_copy;
   h.overhead_cycles = a.rung == 1 ? 0.0 : (all_async ? 1 : 2) * lat.shared_memory_cycles;
-  const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
-  h.tile_issue_cycles = std::max(
-      m.instructions_per_warp_tile * block_issue_cycles_per_instruction(block_warps_per_scheduler),
-      a.k_tile * lat.ffma_cycles);
-  h.stage_wait_cycles = stage_wait_cycles(a);
   // Warps without a barrier wait on their own loads, behind the other warps' loads in the L1
   // queue (lsu_queue_wait_cycles); the wait grows with the resident blocks.
   const double l1_bytes_per_cycle =
       p.ceilings.shared_memory_GBps.known() && gpu.chip.sm_count > 0
           ? p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count / m.clock_Hz
           : 0.0;
+  // Fragment reads not hoisted above the previous FFMAs (rung 4) wait once per k step, behind
+  // the wave's resident blocks (wave_terms adds fragment_wait_cycles per wave).
+  m.fragment_round_trips = a.fragment_round_trips;
+  m.block_shared_wavefronts = m.warps * a.shared_wavefronts();
+  m.shared_cycles = lat.shared_memory_cycles;
+  m.l1_bytes_per_cycle = l1_bytes_per_cycle;
+  h.fragment_wait_cycles =
+      fragment_wait_cycles(a.fragment_round_trips, h.blocks_per_sm * m.block_shared_wavefronts,
+                           m.shared_cycles, l1_bytes_per_cycle);
+  const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
+  h.tile_issue_cycles = std::max(
+      m.instructions_per_warp_tile * block_issue_cycles_per_instruction(block_warps_per_scheduler),
+      a.k_tile * lat.ffma_cycles);
+  h.stage_wait_cycles = stage_wait_cycles(a);
   const double lg_wavefronts_per_warp_tile =
       a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;
   m.lsu_queue_per_block =
@@ -408,6 +435,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
           ? h.tile_issue_cycles + load_wait_cycles + h.overhead_cycles + h.lsu_queue_cycles
           : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
                      (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
+  h.tile_cycle_cycles += h.fragment_wait_cycles;
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
   h.round_issue_cycles = m.instructions_per_warp_tile * h.warps_per_scheduler;
   h.round_l1_cycles =
@@ -424,15 +452,19 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
                           : 0.0;
   const double exposed =
       unprefetched ? load_wait_cycles + h.transfer_cycles + h.overhead_cycles : h.stage_wait_cycles;
+  const double exposed_with_fragments = exposed + h.fragment_wait_cycles;
   const double convoy_issue =
       unprefetched ? h.tile_issue_cycles : h.tile_issue_cycles + h.overhead_cycles;
   const double convoy_floor =
       unprefetched ? 0.0 : (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles;
-  h.exposed_fraction = h.convoy ? exposed / (std::max(h.round_issue_cycles, convoy_issue) + exposed)
-                                : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
+  h.exposed_fraction =
+      h.convoy ? exposed_with_fragments /
+                     (std::max(h.round_issue_cycles, convoy_issue) + exposed_with_fragments)
+               : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
   h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
   h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
-  m.tile_cycle = h.tile_cycle_cycles - h.lsu_queue_cycles;  // wave_terms adds the wave's queue
+  // wave_terms adds the wave's queue and fragment wait
+  m.tile_cycle = h.tile_cycle_cycles - h.lsu_queue_cycles - h.fragment_wait_cycles;
   m.tile_issue = h.tile_issue_cycles;
   m.convoy = h.convoy;
   m.exposed_cycles = exposed;

@@ -184,6 +184,19 @@ int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
 
 int serial_load_groups(int rung) { return rung == 5 || rung == 6 ? 2 : 1; }
 
+int fragment_read_floats_a(const gemm::TileConfig& c) {
+  return c.rung == 4 && c.bk % 2 == 0 ? 2 : 1;
+}
+
+int fragment_read_floats_b(const gemm::TileConfig& c) {
+  if (c.rung != 4) return 1;
+  return c.tn % kVectorFloats == 0 ? kVectorFloats : c.tn % 2 == 0 ? 2 : 1;
+}
+
+int fragment_round_trips(const gemm::TileConfig& c) {
+  return c.rung == 4 ? std::max(1, c.bk / fragment_read_floats_a(c)) : 1;
+}
+
 int derived_threads(const gemm::TileConfig& c) {
   if (c.rung <= 2) return c.bm * c.bn;
   if (c.rung >= 7 && c.wm > 0 && c.wn > 0) return kWarpLanes * (c.bm / c.wm) * (c.bn / c.wn);
@@ -309,13 +322,20 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Sh
   a.staging_registers = ceil_div_int(c.bm * c.bk, a.threads) + ceil_div_int(c.bk * c.bn, a.threads);
   const int threads_per_row = c.bn / c.tn;
   std::int64_t words[kWarpLanes] = {};
-  a.load_a.instructions = static_cast<double>(c.tm) * c.bk;
+  const int a_width = fragment_read_floats_a(c);
+  const int b_width = fragment_read_floats_b(c);
+  a.load_a.instructions = static_cast<double>(c.tm) * c.bk / a_width;
+  a.load_a.vector_floats = a_width;
   walk_lanes(s.lanes, threads_per_row,
              [&](int lane, int tr, int) { words[lane] = tr * c.tm * c.bk; });
-  a.load_a.wavefronts = shared_wavefronts(words, s.lanes, 1, s.banks, &a.load_a.wavefronts_ideal);
-  a.load_b.instructions = static_cast<double>(c.tn) * c.bk;
+  a.load_a.wavefronts =
+      shared_wavefronts(words, s.lanes, a_width, s.banks, &a.load_a.wavefronts_ideal);
+  a.load_b.instructions = static_cast<double>(c.tn) * c.bk / b_width;
+  a.load_b.vector_floats = b_width;
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int, int tc) { words[lane] = tc * c.tn; });
-  a.load_b.wavefronts = shared_wavefronts(words, s.lanes, 1, s.banks, &a.load_b.wavefronts_ideal);
+  a.load_b.wavefronts =
+      shared_wavefronts(words, s.lanes, b_width, s.banks, &a.load_b.wavefronts_ideal);
+  a.fragment_round_trips = fragment_round_trips(c);
   a.barriers = 2;
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
                        kLoopInstructionsPerTile;

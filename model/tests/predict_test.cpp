@@ -188,26 +188,30 @@ TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
   EXPECT_EQ(p.waves.blocks_per_wave, 264);
   EXPECT_EQ(p.waves.waves, 4);
   EXPECT_DOUBLE_EQ(p.waves.tail_efficiency, 1024.0 / 1056);
-  EXPECT_DOUBLE_EQ(p.issue_efficiency, 512.0 / 678);
-  // Full wave: 512 tiles * 678 instructions * ceil(2 * 8 warps / 4 schedulers) + epilogue
+  EXPECT_DOUBLE_EQ(p.issue_efficiency, 512.0 / 598);
+  // Full wave: 512 tiles * 598 instructions * ceil(2 * 8 warps / 4 schedulers) + epilogue
   // (2 * 64 instructions * 4) cycles at 1979.76 MHz. The last wave (232 blocks) also has
   // 2 blocks on its busiest SM, so all four waves take as long.
   const double clock = 66.9e12 / (2 * 128 * 132);
-  const double wave = (512.0 * 678 * 4 + 128 * 4) / clock;
+  const double wave = (512.0 * 598 * 4 + 128 * 4) / clock;
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kIssue], wave, 1e-15);
   EXPECT_NEAR(p.totals[TimeTerm::kIssue], 4 * wave, 1e-15);
   EXPECT_EQ(p.terms.full_waves, 3);
-  // Bank conflicts make the shared-memory path bind: 392 wavefronts per warp per tile
-  // (plus 8 global-load lines), 16 warps, 128 bytes each, at 128 B per clock per SM.
-  EXPECT_EQ(p.binding, TimeTerm::kSharedMemory);
-  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kSharedMemory], 512.0 * 16 * 412 / (1980e6), 1e-12);
+  // Shared-memory path: 136 wavefronts per warp per tile (LDS.64 / LDS.128 fragments with
+  // their bank conflicts, plus 20 global-load lines), 16 warps, 128 bytes each, at 128 B per
+  // clock per SM. With 48 fragment reads instead of 128 it is no longer the largest term: the
+  // convoy's latency chain (issue, the tile's global wait, the fragment steps' waits) is.
+  EXPECT_EQ(p.binding, TimeTerm::kLatency);
+  EXPECT_GT(p.totals[TimeTerm::kLatency], p.totals[TimeTerm::kSharedMemory]);
+  EXPECT_GT(p.totals[TimeTerm::kLatency], p.totals[TimeTerm::kIssue]);
+  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kSharedMemory], 512.0 * 16 * 156 / (1980e6), 1e-12);
   EXPECT_DOUBLE_EQ(p.time_s, compose_time_s(p.terms, Calibration{}));
   EXPECT_NEAR(p.tflops, 2.0 * 4096 * 4096 * 4096 / p.time_s / 1e12, 1e-9);
   EXPECT_LT(p.tflops, p.ceilings.ffma_TFLOPS.value());
   // The roofline agrees: 0.62 FLOP per shared-memory byte is far below the ridge (2.0).
   EXPECT_EQ(p.roofline.binding, RooflineLevel::kSharedMemory);
   EXPECT_NEAR(p.roofline.shared_memory.intensity,
-              2.0 * 4096 * 4096 * 4096 / (1024.0 * 8 * 512 * 412 * 128), 1e-12);
+              2.0 * 4096 * 4096 * 4096 / (1024.0 * 8 * 512 * 156 * 128), 1e-12);
   EXPECT_GT(p.l2.hit_rate, 0.9);
   EXPECT_GE(p.dram_bytes, p.traffic.compulsory_dram_bytes);
 }
@@ -480,6 +484,38 @@ TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
 }
 
 // 0.5 * wavefronts * 128 B / (L1 bytes per cycle): half the round's L1 work.
+TEST(Latency, FragmentWaitIsPaidOncePerUnhoistedStep) {
+  // One round trip (every rung but 4): hoisted, nothing beyond the tile's overhead.
+  EXPECT_DOUBLE_EQ(fragment_wait_cycles(1, 4096, 23, 128), 0);
+  EXPECT_DOUBLE_EQ(fragment_wait_cycles(0, 4096, 23, 128), 0);
+  // Rung 4 128x128x8 at two blocks per SM: 4 steps, 2 * 8 warps * 136 wavefronts per round:
+  // 3 * (23 + 0.5 * 544 wavefronts * 128 B / 128 B per cycle) = 3 * 295.
+  EXPECT_NEAR(fragment_wait_cycles(4, 2 * 8 * 136, 23, 128), 3 * (23 + 272), 1e-9);
+  // Alone on the SM the queue halves; without an L1 rate only the latency remains.
+  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128), 3 * (23 + 136), 1e-9);
+  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 0), 3 * 23, 1e-12);
+}
+
+TEST(Predict, Rung4WaitsForItsFragmentStepsPerWave) {
+  // 4096^3: two blocks per SM in every wave. 1024^3: 64 blocks, one per SM (a last wave only),
+  // whose chain waits behind one block's wavefronts, not the occupancy's two.
+  const Prediction two = predict(h200(), input(kRung4));
+  const Prediction one = predict(h200(), input(kRung4, {1024, 1024, 1024}));
+  ASSERT_TRUE(one.launchable && two.launchable);
+  const double shared = two.latencies.shared_memory_cycles;
+  const double l1_per_cycle =
+      two.ceilings.shared_memory_GBps.value() * 1e9 / 132 / (two.ceilings.boost_clock_MHz * 1e6);
+  const double wait_two = fragment_wait_cycles(4, 2 * 8 * 136, shared, l1_per_cycle);
+  const double wait_one = fragment_wait_cycles(4, 8 * 136, shared, l1_per_cycle);
+  EXPECT_NEAR(two.latency.fragment_wait_cycles, wait_two, 1e-9);
+  EXPECT_GT(wait_two, wait_one + 3 * 100);
+  EXPECT_EQ(one.terms.full_waves, 0);
+  const double k_tiles = 1024.0 / 8;
+  const double clock = one.ceilings.boost_clock_MHz * 1e6;
+  EXPECT_GT(one.terms.last_wave[TimeTerm::kLatency], k_tiles * wait_one / clock);
+  EXPECT_GT(two.terms.full_wave[TimeTerm::kLatency], 512 * wait_two / clock);
+}
+
 TEST(Latency, LsuQueueWaitIsHalfTheRoundsL1Work) {
   EXPECT_NEAR(lsu_queue_wait_cycles(128, 128), 64, 1e-12);
   EXPECT_NEAR(lsu_queue_wait_cycles(128, 64), 128, 1e-12);

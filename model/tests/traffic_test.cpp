@@ -172,18 +172,43 @@ TEST(Anatomy, TwoDimensionalThreadTilingConflicts) {
   EXPECT_EQ(a.global_a.wavefronts_ideal, 1);
   EXPECT_DOUBLE_EQ(a.global_b.instructions, 4);
   EXPECT_EQ(a.global_b.wavefronts, 1);
+  // Fragment reads as the SASS issues them (fragment_read_floats_a/b): A by LDS.64 (k, k + 1)
+  // per row, 8 rows x 4 k pairs = 32; B by LDS.128, 2 per k x 8 = 16.
+  EXPECT_EQ(fragment_read_floats_a(kRung4), 2);
+  EXPECT_EQ(fragment_read_floats_b(kRung4), 4);
+  EXPECT_EQ(a.fragment_round_trips, 4);  // BK / 2 steps of the k loop
   // A fragment: a warp holds 2 thread rows whose A rows lie TM * BK = 64 floats apart: same
-  // bank, 2-way. B fragment: 16 threads at TN = 8 floats: banks 0, 8, 16, 24, four each.
-  EXPECT_DOUBLE_EQ(a.load_a.instructions, 64);
+  // bank, 2-way. B fragment: 16 threads at TN = 8 floats: 16-byte units at banks 0, 8, 16, 24,
+  // four each, where 256 distinct bytes need 2 wavefronts.
+  EXPECT_DOUBLE_EQ(a.load_a.instructions, 32);
+  EXPECT_EQ(a.load_a.vector_floats, 2);
   EXPECT_EQ(a.load_a.wavefronts, 2);
   EXPECT_DOUBLE_EQ(a.load_a.replay_factor(), 2);
+  EXPECT_DOUBLE_EQ(a.load_b.instructions, 16);
+  EXPECT_EQ(a.load_b.vector_floats, 4);
   EXPECT_EQ(a.load_b.wavefronts, 4);
-  EXPECT_DOUBLE_EQ(a.load_b.replay_factor(), 4);
-  EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 8 + 64 * 2 + 64 * 4);
-  EXPECT_DOUBLE_EQ(a.shared_wavefronts_ideal(), 8 + 64 + 64);
-  // 512 FFMA + 8 LDG + 8 STS + 128 LDS + 2 BAR + (2 * 8 + 4) integer.
-  EXPECT_DOUBLE_EQ(a.instructions(), 512 + 8 + 8 + 128 + 2 + 20);
+  EXPECT_DOUBLE_EQ(a.load_b.replay_factor(), 2);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 8 + 32 * 2 + 16 * 4);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts_ideal(), 8 + 32 + 16 * 2);
+  // 512 FFMA + 8 LDG + 8 STS + 48 LDS + 2 BAR + (2 * 8 + 4) integer.
+  EXPECT_DOUBLE_EQ(a.instructions(), 512 + 8 + 8 + 48 + 2 + 20);
   EXPECT_DOUBLE_EQ(a.ffma_per_loaded_value(), 4);  // 64 / (8 + 8)
+}
+
+TEST(Anatomy, FragmentReadWidthsFollowTheRung4Sass) {
+  TileConfig c = kRung4;
+  c.tn = 2;  // 32x32x8 t2x2: B by LDS.64
+  EXPECT_EQ(fragment_read_floats_b(c), 2);
+  c.tn = 3;
+  EXPECT_EQ(fragment_read_floats_b(c), 1);
+  c.bk = 7;  // odd BK: no k pairs
+  EXPECT_EQ(fragment_read_floats_a(c), 1);
+  EXPECT_EQ(fragment_round_trips(c), 7);
+  TileConfig r3 = kRung4;
+  r3.rung = 3;  // other rungs count their own reads: 1 float, one exposed round trip
+  EXPECT_EQ(fragment_read_floats_a(r3), 1);
+  EXPECT_EQ(fragment_read_floats_b(r3), 1);
+  EXPECT_EQ(fragment_round_trips(r3), 1);
 }
 
 TEST(Anatomy, VectorizedRungConflictsAndTheirFixes) {
@@ -328,8 +353,8 @@ TEST(Traffic, Square4096) {
   EXPECT_DOUBLE_EQ(t.c_write_bytes, n * n * 4);
   EXPECT_DOUBLE_EQ(t.c_read_bytes, 0);
   EXPECT_DOUBLE_EQ(t.compulsory_dram_bytes, 3 * n * n * 4);
-  // 1024 blocks x 8 warps x 512 K tiles x 392 wavefronts.
-  EXPECT_DOUBLE_EQ(t.shared_wavefronts, 1024.0 * 8 * 512 * 392);
+  // 1024 blocks x 8 warps x 512 K tiles x 136 wavefronts.
+  EXPECT_DOUBLE_EQ(t.shared_wavefronts, 1024.0 * 8 * 512 * 136);
   EXPECT_DOUBLE_EQ(t.ffma_warp_instructions * 32 * 2, t.issued_flops);
   EXPECT_DOUBLE_EQ(t.l1_hit_rate(), 0);  // tiles are loaded once per block
   EXPECT_DOUBLE_EQ(dram_bytes(t, k4096, 1.0), t.compulsory_dram_bytes);

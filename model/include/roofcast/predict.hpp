@@ -202,6 +202,9 @@ struct LatencyHiding {
   double overhead_cycles = 0;
   double tile_issue_cycles = 0;
   double stage_wait_cycles = 0;  // stage_wait_cycles(anatomy), in tile_cycle with prefetch
+  /// fragment_wait_cycles of the full wave's B blocks (rung 4; 0 otherwise), in tile_cycle and
+  /// added to every K tile of the latency chain (per wave, with that wave's blocks per SM).
+  double fragment_wait_cycles = 0;
   double tile_cycle_cycles = 0;
   double round_issue_cycles = 0;
   double round_l1_cycles = 0;  // B * warps * L1 wavefronts per warp per tile
@@ -244,6 +247,13 @@ struct SpillEstimate {
 /// or registers: < 0.1), x 2176 instructions per warp per K tile = 570-590 cycles per K tile.
 /// (Supporting only, held-out sweep cases: the r10 256x128x8 s3 configs (BK = 8: twice the
 /// tiles) measure 20-28% below the same r09 tiles, about 700 cycles per K tile.)
+/// The 580 are raw cycles (stall x instructions), derived without any fitted scale; like the
+/// rest of the latency chain they are multiplied by Calibration::latency_scale. They are not
+/// all of rung 10's idle time: the same cases' stalls sum to 2.75 cycles per instruction (x 2163
+/// = 5950 cycles per K tile, the measured tile time within 2%) against 2 issue slots for the 2
+/// warps per scheduler, so ~1600 cycles per tile no warp of a scheduler issues; the barrier is
+/// 580 of them, the rest dispatch_stall, no_instruction, wait and short_scoreboard (0.10-0.15
+/// each), which the model does not count.
 inline constexpr double kFullBarrierWaitCycles = 580;
 
 /// Cycles per K tile a block waits on its stage barrier beyond its issue: kFullBarrierWaitCycles
@@ -296,6 +306,28 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
 /// B-tile form adds 570-1140 cycles and overshoots r07 by ~400 (training MAPE 7.9% with it,
 /// 5.9% with one tile).
 double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count);
+
+/// Cycles per K tile a block's warps wait for shared-memory fragment reads that are not hoisted
+/// above the previous FFMAs (rung 4: fragment_round_trips = BK / 2 steps of its k loop, each
+/// issuing its LDS and then the FFMAs that need them), beyond the first read after the barrier
+/// (in the tile's overhead):
+///   (R - 1) * (L_shared + lsu_queue_wait_cycles(round_wavefronts / R, l1 bytes per cycle)),
+/// R = round_trips, round_wavefronts = B * warps * shared wavefronts per warp per K tile (stores
+/// included, spread evenly over the steps; B = the wave's blocks per SM): all warps leave the
+/// barrier together and issue a step's reads together, so a read waits the shared latency plus,
+/// on average, half the step's wavefronts of the resident blocks in the L1 queue. 0 for R <= 1.
+/// Training signal: Nsight Compute on r04-tile2d 128x128x8 t8x8 at 4096^3
+/// (data/measurements/h200-sxm/sgemm-ladder.json, rev ad17452; B = 2): a warp stalls 0.66
+/// cycles per instruction on short_scoreboard and 0.45 on mio_throttle, x 598 instructions per
+/// K tile = 664 cycles of shared-memory wait per tile (this formula: 899). With the scalar
+/// count (128 LDS per tile instead of the SASS's 48 LDS.64 / LDS.128) the model put that cost
+/// in issue, which grows with the warps per scheduler: rung 4 was predicted 11% too slow at
+/// two blocks per SM (training 2048^3-8192^3) and 29% too fast alone on an SM (training 512^3,
+/// 1024^3). With the SASS count and this wait: +5% and +23% (rung 4 MAPE 18.5 -> 13.9%). The
+/// remaining alone-on-an-SM error is not explained: no training case alone on an SM has
+/// Nsight Compute data.
+double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
+                            double l1_bytes_per_cycle);
 
 /// Warp instructions one scheduler issues per SM cycle: the measured FFMA rate over the SM
 /// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
@@ -395,10 +427,11 @@ struct Prediction {
 ///                   128x128x8 against 603-681 for r07-warp 128x128x16 with twice the bytes;
 ///                   with G: training MAPE 5.4 -> 4.9%, held-out 13.6 -> 12.0%, rungs 5-6
 ///                   22.9 / 18.2 -> 8.3 / 8.7%)
-///                   (transfer: convoy_transfer_cycles of one block's tile): the resident blocks
-///                   issue interleaved, finish their compute together and wait for their next
-///                   tiles together (a convoy), so the wait is not hidden behind the other
-///                   blocks. Measured rounds of 2 blocks per SM at 4096^3 (cycles, vs the
+///                   (transfer: convoy_transfer_cycles of one block's tile); every tile also
+///                   adds fragment_wait_cycles of the wave's B blocks (rung 4's k steps): the
+///                   resident blocks issue interleaved, finish their compute together and wait for
+///                   their next tiles together (a convoy), so the wait is not hidden behind the
+///                   other blocks. Measured rounds of 2 blocks per SM at 4096^3 (cycles, vs the
 ///                   hidden form max(B*I, I + E) and the convoy B*I + E, I and E scaled as
 ///                   fitted before): r05 128x128x8 4135 vs 2944 and 3658, r03 64x64x8 2261 vs
 ///                   1130 and 1779, r07 128x128x16 6058 vs 5857 and 6571; training MAPE

@@ -57,6 +57,9 @@ struct KernelAnatomy {
   int staging_registers = 0;  // global values a thread holds between LDG and STS
   /// Global round trips per K tile a thread waits for one after another (serial_load_groups).
   int serial_load_groups = 1;
+  /// Shared-memory fragment round trips per K tile that a warp waits for before its FFMAs
+  /// (fragment_round_trips).
+  int fragment_round_trips = 1;
   bool a_vector = false;  // A global loads are float4 (K % 4 == 0)
   bool b_vector = false;  // B global loads are float4 (N % 4 == 0)
 
@@ -111,6 +114,24 @@ struct KernelAnatomy {
 /// branch) and 7-10 (warp_common.cuh loads the whole stage into registers, then stores it) issue
 /// every load of the tile before the first store: 1.
 int serial_load_groups(int rung);
+
+/// Floats per shared-memory fragment read of A and of B (LDS.64 = 2, LDS.128 = 4), read off
+/// the SASS of the ladder's kernels (nvcc 13.0, sm_90, nvdisasm of kernels/src/rung_04.cu, every
+/// registered rung-4 config): rung 4 (04_thread_tiling_2d.cuh) unrolls its k loop by two and
+/// reads A's fragment as[(tr*TM + i)*BK + k], [.. + k + 1] with one LDS.64 per row i (BK even),
+/// and B's contiguous TN floats bs[k*BN + tc*TN + j] with LDS.128 (TN % 4 == 0; LDS.64 for
+/// TN = 2): 128x128x8 t8x8 issues 8 LDS.64 + 4 LDS.128 per two k, 48 per K tile instead of 128
+/// scalar LDS. Other rungs: 1 (their vector reads are counted in their own anatomy).
+int fragment_read_floats_a(const gemm::TileConfig& config);
+int fragment_read_floats_b(const gemm::TileConfig& config);
+
+/// Shared-memory fragment round trips per K tile that a warp waits for before the FFMAs that use
+/// them: rung 4: BK / fragment_read_floats_a (SASS: each iteration of the k loop, unrolled by
+/// two, issues its 12 LDS and then its 128 FFMAs, which wait on them; the loop is not unrolled
+/// further, so no LDS is hoisted above the previous iteration's FFMAs); every other rung: 1 (the
+/// BK loop is fully unrolled and the next k's reads are hoisted above the current FFMAs, so
+/// only the first read after the barrier is exposed, counted in the tile's overhead).
+int fragment_round_trips(const gemm::TileConfig& config);
 
 /// Threads per block a config implies when it does not say: rung 1: BM*BN; rung 2: BM*BN;
 /// rungs 3-6: (BM/TM)*(BN/TN); rungs 7-10: 32 * (BM/WM) * (BN/WN) (one warp per warp tile;
