@@ -37,16 +37,11 @@ namespace {
 using gemm::SmemLayout;
 using gemm::TileConfig;
 
-TileConfig config(int rung, SmemLayout layout, int bm, int bn, int bk, int tm, int tn, int wm,
-                  int wn, int threads, int stages, int vector, int cluster = 1) {
-  return kernels::entry(kernels::Role::kSweep, rung, layout, bm, bn, bk, tm, tn, wm, wn, threads,
-                        stages, vector, cluster)
-      .config;
-}
+using kernels::tile;
 
-const TileConfig kRung4 = config(4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1);
-const TileConfig kRung5 = config(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
-const TileConfig kRung9 = config(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4);
+const TileConfig kRung4 = tile(4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1);
+const TileConfig kRung5 = tile(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+const TileConfig kRung9 = tile(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4);
 
 // The H200 without its measured block: these tests check the model on spec values.
 const GpuSpec& h200() {
@@ -126,7 +121,7 @@ TEST(Registers, EstimateParts) {
   EXPECT_EQ(r.pipeline, 0);
   EXPECT_EQ(r.total, 114);
   // Rung 1: one accumulator, one A and one B value.
-  const TileConfig naive = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const TileConfig naive = tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
   r = estimate_registers(naive, kernel_anatomy(p, naive));
   EXPECT_EQ(r.total, 1 + 2 + kAddressRegisters);
   // Rung 8, 8x16 over 128 threads: 128 accumulators + 2 * 24 fragments + 16 staged floats
@@ -267,7 +262,7 @@ TEST(Latency, OneWarpPerSchedulerIssuesAtMostEveryWarpIssueCycles) {
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(2), 2);
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(8), 8);
   // A 4-warp block alone: one warp per scheduler, its K tile's issue is its instruction count.
-  const TileConfig c = config(8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4);
+  const TileConfig c = tile(8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4);
   const Prediction p = predict(h200(), input(c, {256, 4096, 4096}));
   ASSERT_TRUE(p.launchable);
   const double per_warp = p.anatomy.instructions() / issue_per_cycle(p.ceilings);
@@ -335,7 +330,7 @@ TEST(Predict, BadProblemThrows) {
 }
 
 TEST(Predict, OneBlockPerSmWithoutPrefetchStallsAtBarriers) {
-  const TileConfig c = config(5, SmemLayout::kPlain, 128, 128, 8, 8, 4, 0, 0, 512, 1, 4);
+  const TileConfig c = tile(5, SmemLayout::kPlain, 128, 128, 8, 8, 4, 0, 0, 512, 1, 4);
   const Prediction p = predict(h200(), input(c));
   EXPECT_EQ(p.occupancy.blocks_per_sm, 1);
   EXPECT_TRUE(p.latency.barrier_stalls);
@@ -391,7 +386,7 @@ TEST(Spill, AccumulatorsAndL1Footprint) {
 
 TEST(Latency, SlowestLoadOfTheTile) {
   // 128x128x8: (128 + 128) * 8 * 4 B = 8 KiB = 256 sectors.
-  const TileConfig c = config(6, SmemLayout::kPadded, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+  const TileConfig c = tile(6, SmemLayout::kPadded, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
   EXPECT_DOUBLE_EQ(tile_sectors(c, 8), 256);
   EXPECT_DOUBLE_EQ(tile_sectors(c, 0), 32);                                // k_tile 0 counts as 1
   EXPECT_DOUBLE_EQ(slowest_load_latency_cycles(1.0, 256, 300, 700), 300);  // all hit
@@ -422,7 +417,7 @@ TEST(Clock, IssuePerCycleFromTheMeasuredFfmaRate) {
 }
 
 TEST(Predict, HugeThreadTilesSpill) {
-  const TileConfig c = config(6, SmemLayout::kSwizzled, 256, 256, 8, 16, 16, 0, 0, 256, 1, 4);
+  const TileConfig c = tile(6, SmemLayout::kSwizzled, 256, 256, 8, 16, 16, 0, 0, 256, 1, 4);
   const Prediction p = predict(h200(), input(c));
   EXPECT_GT(p.register_estimate.total, 255);
   EXPECT_EQ(p.registers_per_thread, 255);
@@ -527,7 +522,7 @@ TEST(Latency, LsuQueueWaitIsHalfTheRoundsL1Work) {
 // in the chain of every wave with that wave's blocks per SM; rungs with a barrier do not.
 TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
   const GpuSpec gpu = embedded_spec("h200-sxm");
-  const TileConfig naive = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const TileConfig naive = tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
   const Prediction p = predict(gpu, input(naive));
   ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
   const LatencyHiding& h = p.latency;

@@ -15,15 +15,10 @@ namespace {
 using gemm::SmemLayout;
 using gemm::TileConfig;
 
-TileConfig config(int rung, SmemLayout layout, int bm, int bn, int bk, int tm, int tn, int wm,
-                  int wn, int threads, int stages, int vector, int cluster = 1) {
-  return kernels::entry(kernels::Role::kSweep, rung, layout, bm, bn, bk, tm, tn, wm, wn, threads,
-                        stages, vector, cluster)
-      .config;
-}
+using kernels::tile;
 
-const TileConfig kRung4 = config(4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1);
-const TileConfig kRung5 = config(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+const TileConfig kRung4 = tile(4, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 1);
+const TileConfig kRung5 = tile(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
 const gemm::Problem k4096{4096, 4096, 4096};
 
 // ---- the warp analysis ------------------------------------------------------------------
@@ -127,15 +122,15 @@ TEST(SharedTileLayout, Offsets) {
 // ---- anatomy per rung -------------------------------------------------------------------
 
 TEST(Anatomy, DerivedThreads) {
-  EXPECT_EQ(derived_threads(config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 0, 1, 1)), 1024);
-  EXPECT_EQ(derived_threads(config(3, SmemLayout::kPlain, 64, 64, 8, 8, 1, 0, 0, 0, 1, 1)), 512);
+  EXPECT_EQ(derived_threads(tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 0, 1, 1)), 1024);
+  EXPECT_EQ(derived_threads(tile(3, SmemLayout::kPlain, 64, 64, 8, 8, 1, 0, 0, 0, 1, 1)), 512);
   EXPECT_EQ(derived_threads(kRung4), 256);
-  EXPECT_EQ(derived_threads(config(7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 0, 1, 4)),
+  EXPECT_EQ(derived_threads(tile(7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 0, 1, 4)),
             128);
 }
 
 TEST(Anatomy, NaiveRung) {
-  const TileConfig c = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const TileConfig c = tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
   const KernelAnatomy a = kernel_anatomy(k4096, c);
   EXPECT_EQ(a.k_tile, 1);
   EXPECT_EQ(a.warps, 32);
@@ -150,7 +145,7 @@ TEST(Anatomy, NaiveRung) {
 }
 
 TEST(Anatomy, SharedTilingRung) {
-  const TileConfig c = config(2, SmemLayout::kPlain, 32, 32, 32, 1, 1, 0, 0, 1024, 1, 1);
+  const TileConfig c = tile(2, SmemLayout::kPlain, 32, 32, 32, 1, 1, 0, 0, 1024, 1, 1);
   const KernelAnatomy a = kernel_anatomy(k4096, c);
   EXPECT_EQ(a.k_tile, 32);
   EXPECT_DOUBLE_EQ(a.ffma, 32);
@@ -248,7 +243,7 @@ TEST(Anatomy, SerialLoadGroups) {
 }
 
 TEST(Anatomy, CopyLoopsWithFewerCopiesThanThreads) {
-  const TileConfig c = config(5, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4);
+  const TileConfig c = tile(5, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 4);
   const KernelAnatomy a = kernel_anatomy(k4096, c);
   EXPECT_DOUBLE_EQ(a.global_a.instructions, 0.5);
   EXPECT_DOUBLE_EQ(a.global_b.instructions, 0.5);
@@ -259,7 +254,7 @@ TEST(Anatomy, CopyLoopsWithFewerCopiesThanThreads) {
   const Traffic t = compute_traffic(k4096, c, a, w, false);
   EXPECT_DOUBLE_EQ(t.l1_hit_rate(), 0);
   // 192 copies for 256 threads: 6 warp-rounds over 8 warps.
-  const TileConfig r4 = config(4, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 1);
+  const TileConfig r4 = tile(4, SmemLayout::kPlain, 64, 64, 8, 4, 4, 0, 0, 256, 1, 1);
   EXPECT_DOUBLE_EQ(kernel_anatomy(k4096, r4).global_a.instructions, 512.0 / 32 / 8);
 }
 
@@ -272,7 +267,7 @@ TEST(Anatomy, UnalignedRowsFallBackToScalarLoads) {
 }
 
 TEST(Anatomy, WarpTiledRungsPipelines) {
-  TileConfig c = config(7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 1, 4);
+  TileConfig c = tile(7, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 1, 4);
   const KernelAnatomy r7 = kernel_anatomy(k4096, c);
   EXPECT_EQ(r7.outputs_per_thread, 128);
   EXPECT_EQ(r7.prefetch_tiles, 0);
@@ -333,10 +328,10 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
 }
 
 TEST(Anatomy, BadConfigsThrow) {
-  EXPECT_THROW(kernel_anatomy(k4096, config(0, SmemLayout::kPlain, 1, 1, 1, 1, 1, 0, 0, 32, 1, 1)),
+  EXPECT_THROW(kernel_anatomy(k4096, tile(0, SmemLayout::kPlain, 1, 1, 1, 1, 1, 0, 0, 32, 1, 1)),
                std::invalid_argument);
   EXPECT_THROW(
-      kernel_anatomy(k4096, config(4, SmemLayout::kPlain, 128, 128, 0, 8, 8, 0, 0, 256, 1, 1)),
+      kernel_anatomy(k4096, tile(4, SmemLayout::kPlain, 128, 128, 0, 8, 8, 0, 0, 256, 1, 1)),
       std::invalid_argument);
 }
 
@@ -388,7 +383,7 @@ TEST(Traffic, OneByOneByOne) {
 }
 
 TEST(Traffic, NaiveReusesInL1) {
-  const TileConfig c = config(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
+  const TileConfig c = tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
   const Traffic t =
       compute_traffic(k4096, c, kernel_anatomy(k4096, c), compute_tile_waste(k4096, c), false);
   // Requested from L1 per warp per k: one A sector (32 B) and four B sectors (128 B); L2 sees
@@ -398,7 +393,7 @@ TEST(Traffic, NaiveReusesInL1) {
 }
 
 TEST(Traffic, ClusterMulticastDividesBBytes) {
-  TileConfig c = config(10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 2);
+  TileConfig c = tile(10, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4, 2);
   const Traffic t =
       compute_traffic(k4096, c, kernel_anatomy(k4096, c), compute_tile_waste(k4096, c), false);
   EXPECT_DOUBLE_EQ(t.b_l2_bytes, 32.0 * 4096 * 4096 * 4 / 2);

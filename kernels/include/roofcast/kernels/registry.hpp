@@ -29,27 +29,35 @@ struct RegistryEntry {
   Role role = Role::kSweep;
 };
 
+/// A TileConfig from its fields in the registry's column order:
+/// tile(rung, layout, BM, BN, BK, TM, TN, WM, WN, threads, stages, vector, cluster).
+constexpr TileConfig tile(int rung, SmemLayout layout, int bm, int bn, int bk, int tm, int tn,
+                          int wm, int wn, int threads, int stages, int vector_width,
+                          int cluster = 1) {
+  TileConfig c{};
+  c.rung = rung;
+  c.layout = layout;
+  c.bm = bm;
+  c.bn = bn;
+  c.bk = bk;
+  c.tm = tm;
+  c.tn = tn;
+  c.wm = wm;
+  c.wn = wn;
+  c.threads = threads;
+  c.stages = stages;
+  c.vector_width = vector_width;
+  c.cluster = cluster;
+  return c;
+}
+
 /// Compact constructor so the table below stays readable:
 /// entry(role, rung, layout, BM, BN, BK, TM, TN, WM, WN, threads, stages, vector, cluster).
 constexpr RegistryEntry entry(Role role, int rung, SmemLayout layout, int bm, int bn, int bk,
                               int tm, int tn, int wm, int wn, int threads, int stages,
                               int vector_width, int cluster) {
-  RegistryEntry e{};
-  e.role = role;
-  e.config.rung = rung;
-  e.config.layout = layout;
-  e.config.bm = bm;
-  e.config.bn = bn;
-  e.config.bk = bk;
-  e.config.tm = tm;
-  e.config.tn = tn;
-  e.config.wm = wm;
-  e.config.wn = wn;
-  e.config.threads = threads;
-  e.config.stages = stages;
-  e.config.vector_width = vector_width;
-  e.config.cluster = cluster;
-  return e;
+  return RegistryEntry{
+      tile(rung, layout, bm, bn, bk, tm, tn, wm, wn, threads, stages, vector_width, cluster), role};
 }
 
 // clang-format off
