@@ -568,6 +568,8 @@ std::string_view to_string(CaseSet set) {
       return "ladder";
     case CaseSet::kSweep:
       return "sweep";
+    case CaseSet::kTrainingSweep:
+      return "sweep-train";
     case CaseSet::kCheck:
       return "check";
   }
@@ -575,7 +577,8 @@ std::string_view to_string(CaseSet set) {
 }
 
 std::optional<CaseSet> parse_case_set(std::string_view text) {
-  for (CaseSet set : {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kCheck}) {
+  for (CaseSet set :
+       {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kTrainingSweep, CaseSet::kCheck}) {
     if (text == to_string(set)) return set;
   }
   return std::nullopt;

@@ -41,6 +41,7 @@ ErrorSummary summarize(const std::vector<const CaseAccuracy*>& cases, bool calib
 }  // namespace
 
 bool in_training_split(const MeasuredCase& c) {
+  if (c.set == CaseSet::kTrainingSweep) return true;
   return c.set == CaseSet::kLadder && c.problem.m == c.problem.n && c.problem.n == c.problem.k &&
          is_pow2(c.problem.m);
 }
@@ -73,7 +74,7 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measur
   std::set<std::string> seen;
   std::vector<FitSample> samples;
   std::vector<std::string> training_names;
-  for (CaseSet set : {CaseSet::kLadder, CaseSet::kSweep}) {
+  for (CaseSet set : {CaseSet::kLadder, CaseSet::kTrainingSweep, CaseSet::kSweep}) {
     for (const MeasuredCase& c : measurement.cases) {
       if (c.set != set || c.kernel == kCublasKernel || c.outcome != Outcome::kPassed ||
           !c.time_ms.has_value()) {

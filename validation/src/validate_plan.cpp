@@ -35,11 +35,16 @@ class NameFilter {
   std::optional<std::regex> regex_;
 };
 
+bool square_pow2(const Problem& p) { return p.m == p.n && p.n == p.k && (p.m & (p.m - 1)) == 0; }
+
 /// The default Nsight Compute subset: ladder configs of rungs 7-10 at the ncu sizes, each raster
 /// order (the L2 model's validation), rungs 1-6 and cuBLAS at 4096^3 (1024^3 with quick): the
-/// stall reasons that explain each rung's place on the ladder; and rung 8's sweep configs at
-/// 256x4096x4096.
+/// stall reasons that explain each rung's place on the ladder; rung 8's sweep configs at
+/// 256x4096x4096; and, for the model's mechanisms, every training case: the whole training sweep
+/// and every ladder case at the square power-of-two sizes.
 bool default_profile(const PlannedCase& c, bool quick) {
+  if (c.set == CaseSet::kTrainingSweep) return true;
+  if (c.set == CaseSet::kLadder && !quick && square_pow2(c.spec.problem)) return true;
   // Rung 8's whole sweep at the skinny shape: the latency-bound regime of few blocks per SM.
   if (c.set == CaseSet::kSweep && c.spec.registry_index && !quick &&
       c.spec.problem == Problem{256, 4096, 4096}) {
@@ -73,13 +78,13 @@ void add_ladder_set(const PlanOptions& options, const NameFilter& kernels_filter
   }
 }
 
-void add_sweep_set(const PlanOptions& options, const NameFilter& kernels_filter,
-                   std::vector<PlannedCase>& plan) {
-  for (const Problem& problem : sweep_problems(options.quick)) {
+void add_sweep_set(const std::vector<Problem>& problems, CaseSet set,
+                   const NameFilter& kernels_filter, std::vector<PlannedCase>& plan) {
+  for (const Problem& problem : problems) {
     for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
       const kernels::TileConfig& config = kernels::kRegistry[i].config;
       if (config.rung < 4 || !kernels_filter(kernels::kernel_id(config))) continue;
-      plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSweep, false});
+      plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, set, false});
     }
   }
 }
@@ -124,6 +129,11 @@ std::vector<Problem> sweep_problems(bool quick) {
   return {cube(4096), {256, 4096, 4096}};
 }
 
+std::vector<Problem> training_sweep_problems(bool quick) {
+  if (quick) return {};
+  return {cube(2048), {512, 2048, 4096}};
+}
+
 std::vector<Problem> check_problems() {
   return {cube(1), cube(17), {127, 129, 131}, {300, 512, 1000}};
 }
@@ -148,7 +158,11 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
   const NameFilter ncu_filter(options.ncu_kernels_regex);
   std::vector<PlannedCase> plan;
   add_ladder_set(options, kernels_filter, plan);
-  if (!(options.check_only && options.quick)) add_sweep_set(options, kernels_filter, plan);
+  if (!(options.check_only && options.quick)) {
+    add_sweep_set(sweep_problems(options.quick), CaseSet::kSweep, kernels_filter, plan);
+    add_sweep_set(training_sweep_problems(options.quick), CaseSet::kTrainingSweep, kernels_filter,
+                  plan);
+  }
   if (options.ncu && !options.check_only) {
     for (PlannedCase& c : plan) {
       c.profile = ncu_filter.set() ? c.set == CaseSet::kLadder &&

@@ -36,6 +36,9 @@ struct PlanOptions {
 std::vector<gemm::Problem> ladder_problems(bool quick);
 /// Sweep sizes: 4096^3 and the skinny 256 x 4096 x 4096; quick: 1024^3.
 std::vector<gemm::Problem> sweep_problems(bool quick);
+/// Training-sweep sizes (every config of rungs 4+, like the sweep, but in the model's training
+/// split): 2048^3 and 512 x 2048 x 4096 (below one wave for large tiles); quick: none.
+std::vector<gemm::Problem> training_sweep_problems(bool quick);
 /// Correctness-only sizes for --quick --check-only: 1, 17, 127x129x131, 300x512x1000.
 std::vector<gemm::Problem> check_problems();
 /// The raster orders a config is measured under in the ladder set: all four for rungs 7-10

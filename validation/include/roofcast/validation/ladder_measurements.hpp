@@ -99,9 +99,10 @@ struct MeasuredKernel {
 KernelLaunch kernel_launch(const MeasuredKernel& kernel);
 
 enum class CaseSet {
-  kLadder,  // every rung's headline config (and cuBLAS) over the ladder sizes
-  kSweep,   // the tile-config sweep at 4096^3 and one skinny shape
-  kCheck,   // --check-only: correctness at small sizes, never timed
+  kLadder,         // every rung's headline config (and cuBLAS) over the ladder sizes
+  kSweep,          // the tile-config sweep at 4096^3 and one skinny shape
+  kTrainingSweep,  // the same sweep at other shapes (2048^3, 512x2048x4096): training cases
+  kCheck,          // --check-only: correctness at small sizes, never timed
 };
 std::string_view to_string(CaseSet set);
 std::optional<CaseSet> parse_case_set(std::string_view text);

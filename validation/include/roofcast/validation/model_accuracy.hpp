@@ -17,10 +17,11 @@
 namespace roofcast::validation {
 
 /// The training split, by name. Everything else is held out.
-///   "square-pow2": the ladder set's square power-of-two sizes (M = N = K in 512..8192), every
-///   rung and raster order. Held out: the ladder's odd and non-square shapes and the whole tile
-///   sweep (other configs) except cases identical to a training case.
-inline constexpr const char* kTrainingSplit = "square-pow2";
+///   "square-pow2+sweep-train": the ladder set's square power-of-two sizes (M = N = K in
+///   512..8192), every rung and raster order, and the training sweep (every config of rungs 4+
+///   at 2048^3 and 512x2048x4096). Held out: the ladder's odd and non-square shapes and the
+///   whole tile sweep at 4096^3 and 256x4096x4096 except cases identical to a training case.
+inline constexpr const char* kTrainingSplit = "square-pow2+sweep-train";
 
 /// Whether a case is in the training split.
 bool in_training_split(const MeasuredCase& measured);
