@@ -211,6 +211,13 @@ double tile_sectors(const gemm::TileConfig& config, int k_tile) {
                    kSectorBytes);
 }
 
+double global_wait_cycles(bool barrier_per_tile, double l1_hit_rate, double shared_cycles,
+                          double memory_cycles) {
+  if (barrier_per_tile) return memory_cycles;
+  const double hit = std::clamp(l1_hit_rate, 0.0, 1.0);
+  return hit * shared_cycles + (1 - hit) * memory_cycles;
+}
+
 double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
                                    double dram_cycles) {
   const double all_hit = std::pow(std::clamp(hit_rate, 0.0, 1.0), std::max(1.0, sectors));
@@ -397,7 +404,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       slowest_load_latency_cycles(hit, wait_sectors, lat.l2_cycles, lat.dram_cycles);
   LatencyHiding& h = p.latency;
   h.blocks_per_sm = p.occupancy.blocks_per_sm;
-  h.global_latency_cycles = l1_hit * lat.shared_memory_cycles + (1 - l1_hit) * memory_latency;
+  h.global_latency_cycles =
+      global_wait_cycles(a.barriers > 0, l1_hit, lat.shared_memory_cycles, memory_latency);
   // Without prefetch a K tile waits for its global round trips one after another
   // (serial_load_groups: rungs 5-6 load and store A before they load B).
   const double load_wait_cycles = a.serial_load_groups * h.global_latency_cycles;

@@ -85,10 +85,10 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   ASSERT_GT(a.training.cases, 50);
   ASSERT_GT(a.held_out.cases, 100);
   EXPECT_LE(a.training.mape_percent, 10.0);  // issue 4's bar (met: 4.6%)
-  // Issue 4's bar is 10% on the held-out cases too: NOT met. Reached 11.3% (rung 10 on every
+  // Issue 4's bar is 10% on the held-out cases too: NOT met. Reached 10.9% (rung 10 on every
   // held-out shape and with clusters of 4, rung 4 alone on an SM and at K = 256, rungs 8-9 on
-  // skinny shapes, K % 4 != 0 for rungs 5-7); guard:
-  EXPECT_LE(a.held_out.mape_percent, 11.8);
+  // skinny shapes); guard:
+  EXPECT_LE(a.held_out.mape_percent, 11.3);
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {

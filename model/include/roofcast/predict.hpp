@@ -184,14 +184,15 @@ struct PredictInput {
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
 ///   d = 0:  tile_cycle = tile_issue + G * L_global + overhead  (load, wait, compute)
 ///   d >= 1: tile_cycle = max(tile_issue + overhead + stage_wait, (L_global + overhead) / d)
-/// with L_global = l1_hit * L_shared + (1 - l1_hit) * slowest_load_latency_cycles(hit, sectors,
-/// L_l2, L_dram) (sectors: tile_sectors for rungs 2-10, one warp's sectors of one k for rung 1),
-/// instruction counts in SM issue cycles (warp_issue_cycles), and
-/// G = serial_load_groups(rung) (rungs 5-6: 2, A's round trip then B's; else 1),
-/// overhead = the shared-memory round trips between the load and the first FFMA (STS then LDS:
-/// 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM runs
-/// B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps / schedulers)
-/// cycles of issue (Little's law: the latency is hidden when round_issue >= tile_cycle).
+/// with L_global = global_wait_cycles(barriers > 0, l1_hit, L_shared,
+/// slowest_load_latency_cycles(hit, sectors, L_l2, L_dram) (sectors: tile_sectors for rungs 2-10,
+/// one warp's sectors of one k for rung 1), instruction counts in SM issue cycles
+/// (warp_issue_cycles), and G = serial_load_groups(rung) (rungs 5-6: 2, A's round trip then B's;
+/// else 1), overhead = the shared-memory round trips between the load and the first FFMA (STS then
+/// LDS: 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM
+/// runs B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps /
+/// schedulers) cycles of issue (Little's law: the latency is hidden when round_issue >=
+/// tile_cycle).
 struct LatencyHiding {
   int blocks_per_sm = 0;
   int warps_per_scheduler = 0;       // ceil(B * warps / schedulers)
@@ -279,6 +280,20 @@ double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle)
 /// Distinct 32-byte sectors of one block's operand tiles per K tile: ceil((BM + BN) * k_tile
 /// * 4 / 32).
 double tile_sectors(const gemm::TileConfig& config, int k_tile);
+
+/// Cycles a warp waits for its global loads of one K tile (L_global):
+///   barrier per tile (rungs 2-10): memory_cycles (the slowest load's latency);
+///   no barrier (rung 1): l1_hit * shared_cycles + (1 - l1_hit) * memory_cycles.
+/// Rung 1's L1 hits are reuse across k steps (an earlier warp's line), so they are short waits.
+/// A tiled rung loads every sector of its tile once from L2; its L1 "hits" are only the scalar
+/// fallback (K or N % 4 != 0: four LDG.32 where the float4 path issues one LDG.128) and the
+/// 4-byte cp.async of A (vector_width 1) touching the same sectors again, all in flight together,
+/// so they merge with the outstanding miss and the barrier still waits for the slowest L2/DRAM
+/// latency. (The weighted form cut L_global of r05-vec 128x128x8 at 4097^3 from 667 to 148 cycles
+/// and predicted it faster than 4096^3.) Training cases have K % 4 == 0 and N % 4 == 0 (l1_hit = 0
+/// for rungs 2-10): unchanged.
+double global_wait_cycles(bool barrier_per_tile, double l1_hit_rate, double shared_cycles,
+                          double memory_cycles);
 
 /// Latency until the slowest of `sectors` independent loads arrives, each hitting L2 with
 /// probability hit_rate: P = hit_rate^sectors (all hit), latency = P * L_l2 + (1 - P) * L_dram.
