@@ -181,13 +181,15 @@ struct WaveModel {
 TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) {
   TimeTerms t;
   const double issue_warps =
-      static_cast<double>(ceil_div_int(blocks_per_sm * m.warps, m.schedulers));
+      block_issue_cycles_per_instruction(ceil_div_int(blocks_per_sm * m.warps, m.schedulers));
   const double epilogue = m.epilogue_instructions * issue_warps;
   const double round_issue = m.instructions_per_warp_tile * issue_warps;
   t[TimeTerm::kIssue] = (m.k_tiles * round_issue + epilogue) / m.clock_Hz;
   t[TimeTerm::kSharedMemory] = m.k_tiles * blocks_per_sm * m.warps * m.l1_wavefronts_per_warp_tile *
                                kWavefrontBytes / m.l1_bytes_per_s_per_sm;
-  const double one_block_epilogue = m.epilogue_instructions * ceil_div_int(m.warps, m.schedulers);
+  const double one_block_epilogue =
+      m.epilogue_instructions *
+      block_issue_cycles_per_instruction(ceil_div_int(m.warps, m.schedulers));
   const double fragment_wait =
       fragment_wait_cycles(m.fragment_round_trips, blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, m.l1_bytes_per_cycle);
@@ -248,8 +250,10 @@ double issue_per_cycle(const Ceilings& c) {
   return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
 }
 
-double block_issue_cycles_per_instruction(int warps_per_scheduler) {
-  return std::max(warps_per_scheduler, 1);
+double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_stall_cycles) {
+  const int w = std::max(warps_per_scheduler, 1);
+  const double idle = 1 - 1 / (1 + std::max(0.0, own_stall_cycles));  // 1 - p
+  return w / (1 - std::pow(idle, w));
 }
 
 double ffma_issue_cycles(const SmLimits& sm) {
@@ -445,7 +449,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
                      (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
   h.tile_cycle_cycles += h.fragment_wait_cycles;
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
-  h.round_issue_cycles = m.instructions_per_warp_tile * h.warps_per_scheduler;
+  h.round_issue_cycles =
+      m.instructions_per_warp_tile * block_issue_cycles_per_instruction(h.warps_per_scheduler);
   h.round_l1_cycles =
       static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
   // Convoys: without prefetch (rungs 2-7) the blocks wait for their tiles together; rung 10's

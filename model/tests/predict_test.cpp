@@ -184,13 +184,15 @@ TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
   EXPECT_EQ(p.waves.waves, 4);
   EXPECT_DOUBLE_EQ(p.waves.tail_efficiency, 1024.0 / 1056);
   EXPECT_DOUBLE_EQ(p.issue_efficiency, 512.0 / 598);
-  // Full wave: 512 tiles * 598 instructions * ceil(2 * 8 warps / 4 schedulers) + epilogue
-  // (2 * 64 instructions * 4) cycles at 1979.76 MHz. The last wave (232 blocks) also has
-  // 2 blocks on its busiest SM, so all four waves take as long.
+  // Full wave: (512 tiles * 598 instructions + epilogue 2 * 64) * c(4) cycles at 1979.76 MHz,
+  // c(W) = W / (1 - (1 - 1 / 1.56)^W) issue cycles per instruction of each of the W = ceil(2 * 8
+  // warps / 4 schedulers) = 4 warps. The last wave (232 blocks) also has 2 blocks on its
+  // busiest SM, so all four waves take as long.
   const double clock = 66.9e12 / (2 * 128 * 132);
-  const double wave = (512.0 * 598 * 4 + 128 * 4) / clock;
+  const double c4 = 4 / (1 - std::pow(1 - 1 / 1.56, 4));
+  const double wave = (512.0 * 598 + 128) * c4 / clock;
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kIssue], wave, 1e-15);
-  EXPECT_NEAR(p.totals[TimeTerm::kIssue], 4 * wave, 1e-15);
+  EXPECT_NEAR(p.totals[TimeTerm::kIssue], 4 * wave, 4e-15);
   EXPECT_EQ(p.terms.full_waves, 3);
   // Shared-memory path: 136 wavefronts per warp per tile (LDS.64 / LDS.128 fragments with
   // their bank conflicts, plus 20 global-load lines), 16 warps, 128 bytes each, at 128 B per
@@ -256,18 +258,25 @@ TEST(Clock, FfmaIssueCyclesFromTheLanesPerScheduler) {
   EXPECT_DOUBLE_EQ(warp_issue_cycles(0, 10, 2, 1), 10);
 }
 
-TEST(Latency, OneWarpPerSchedulerIssuesAtMostEveryWarpIssueCycles) {
-  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1), 1);
-  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(0), 1);
-  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(2), 2);
-  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(8), 8);
-  // A 4-warp block alone: one warp per scheduler, its K tile's issue is its instruction count.
+TEST(Latency, WarpsPerSchedulerIssueWithTheirOwnStalls) {
+  // W / (1 - (1 - 1 / (1 + s))^W): a warp alone issues every 1 + s cycles.
+  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1, 0.5), 1.5);
+  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(0, 0.5), 1.5);
+  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(2, 1.0), 2 / 0.75);
+  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(3, 0), 3);  // no own stalls: W
+  EXPECT_NEAR(block_issue_cycles_per_instruction(16), 16, 1e-5);  // many warps hide them
+  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1), 1 + kWarpOwnStallCyclesPerInstruction);
+  EXPECT_GT(block_issue_cycles_per_instruction(2), 2);
+  EXPECT_LT(block_issue_cycles_per_instruction(2), 2 * block_issue_cycles_per_instruction(1));
+  // A 4-warp block alone: one warp per scheduler, its K tile's issue is its instruction count
+  // times c(1); the full wave's two blocks put two warps on each scheduler: c(2).
   const TileConfig c = tile(8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4);
   const Prediction p = predict(h200(), input(c, {256, 4096, 4096}));
   ASSERT_TRUE(p.launchable);
   const double per_warp = p.anatomy.instructions() / issue_per_cycle(p.ceilings);
-  EXPECT_NEAR(p.latency.tile_issue_cycles, per_warp, 1e-9);
-  EXPECT_NEAR(p.latency.round_issue_cycles, per_warp * 2, 1e-9);  // 2 blocks in a full wave
+  EXPECT_NEAR(p.latency.tile_issue_cycles, per_warp * block_issue_cycles_per_instruction(1), 1e-9);
+  EXPECT_NEAR(p.latency.round_issue_cycles, per_warp * block_issue_cycles_per_instruction(2),
+              1e-9);  // 2 blocks in a full wave
 }
 
 TEST(Predict, OneByOneByOne) {
@@ -446,7 +455,8 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   ASSERT_EQ(p.anatomy.serial_load_groups, 2);
   const double exposed = 2 * h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
   const double one_block_epilogue =
-      p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) * 2;  // 8 warps / 4
+      p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
+      block_issue_cycles_per_instruction(2);  // 8 warps / 4 schedulers
   const double expected = (512 * (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed) +
                            exposed + one_block_epilogue) /
                           (p.ceilings.boost_clock_MHz * 1e6);
@@ -533,7 +543,8 @@ TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
   EXPECT_NEAR(h.tile_cycle_cycles,
               h.tile_issue_cycles + h.global_latency_cycles + h.lsu_queue_cycles, 1e-9);
   const double f = p.ceilings.boost_clock_MHz * 1e6;
-  const double epilogue = p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) * 8;
+  const double epilogue = p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
+                          block_issue_cycles_per_instruction(8);
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency],
               (4096 * h.tile_cycle_cycles + h.global_latency_cycles + epilogue) / f, 1e-12);
   // 132 blocks: one wave of one block per SM, half the queue.

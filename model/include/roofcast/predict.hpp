@@ -349,12 +349,28 @@ double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, dou
 /// the ffma microbenchmark = 0.976 of the 256 the 128 lanes allow); 1 without a measurement.
 double issue_per_cycle(const Ceilings& ceilings);
 
-/// Issue cycles of one block's warps per warp instruction on a scheduler, the block alone: a
-/// scheduler issues at most one instruction per cycle, so ceil(warps / schedulers), at least 1.
-/// (Nsight Compute shows a warp alone on its scheduler issuing only every ~1.55 cycles, but
-/// only in held-out cases, the 256x4096x4096 sweep: no training case runs one warp per
-/// scheduler, so the model takes no constant from them.)
-double block_issue_cycles_per_instruction(int warps_per_scheduler);
+/// Cycles per instruction a warp cannot issue because of its own instruction stream: fixed-latency
+/// dependencies (control-code stall counts), dispatch conflicts, instruction fetch, branches,
+/// math-pipe and MIO throttles and short-scoreboard (shared-memory result) waits. Nsight Compute
+/// on the training cases with one warp per scheduler (data/measurements/h200-sxm/
+/// sgemm-ladder.json, run 909d742, set sweep-train at 512x2048x4096: the 12 configs of rungs 8-10
+/// with 128 threads and 128 blocks, one block per SM): dispatch_stall + wait + no_instruction +
+/// branch_resolving + math_pipe_throttle + short_scoreboard + mio_throttle + misc per issued
+/// instruction, mean 0.56 (0.39-0.91). Cross-check, two warps per scheduler (the ladder's rungs
+/// 8-10 at 2048^3-8192^3, 36 cases): 0.59. Raw ncu figures, not fitted.
+inline constexpr double kWarpOwnStallCyclesPerInstruction = 0.56;
+
+/// Issue cycles per warp instruction on a scheduler holding W warps (W = warps_per_scheduler):
+/// each warp is ready in a cycle with probability p = 1 / (1 + s) (s = own_stall_cycles: a warp
+/// alone issues every 1 + s cycles), independently of the others, so the scheduler issues in
+/// 1 - (1 - p)^W of its cycles and each warp's instruction takes
+///   W / (1 - (1 - p)^W) cycles  (W <= 0: as W = 1).
+/// W = 1: 1 + s; W -> inf: W. H200 (s = 0.56): 1.56 (W = 1), 2.27 (W = 2, 88% busy), 4.06 (4).
+/// Training support (run 909d742): one warp per scheduler, the 12 cases above measure 1.48-2.25
+/// cycles per instruction (barrier and load waits included); two warps, 2.42-2.73 for the r08/r09
+/// training configs.
+double block_issue_cycles_per_instruction(
+    int warps_per_scheduler, double own_stall_cycles = kWarpOwnStallCyclesPerInstruction);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
 /// warp_size * register_file_subpartitions / fp32_lanes_per_sm, at least 1 (32 lanes per
