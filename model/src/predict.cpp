@@ -253,7 +253,9 @@ double issue_per_cycle(const Ceilings& c) {
 double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_stall_cycles) {
   const int w = std::max(warps_per_scheduler, 1);
   const double idle = 1 - 1 / (1 + std::max(0.0, own_stall_cycles));  // 1 - p
-  return w / (1 - std::pow(idle, w));
+  double all_idle = 1;  // (1 - p)^W by multiplication: W is small, std::pow is not cheap
+  for (int i = 0; i < w; ++i) all_idle *= idle;
+  return w / (1 - all_idle);
 }
 
 double ffma_issue_cycles(const SmLimits& sm) {
