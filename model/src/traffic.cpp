@@ -143,6 +143,29 @@ int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
   return worst;
 }
 
+int shared_load_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int banks,
+                           int* ideal) {
+  if (width <= 1) return shared_wavefronts(word_offsets, lanes, width, banks, ideal);
+  const auto paired = [&](int mask) {
+    for (int l = 0; l < lanes; ++l) {
+      const int partner = l ^ mask;
+      if (partner < lanes && word_offsets[partner] != word_offsets[l]) return false;
+    }
+    return true;
+  };
+  const int phase = std::max(1, banks / width) * (paired(1) || paired(2) ? 2 : 1);
+  int wavefronts = 0;
+  int ideal_sum = 0;
+  for (int first = 0; first < lanes; first += phase) {
+    int phase_ideal = 0;
+    wavefronts += shared_wavefronts(word_offsets + first, std::min(phase, lanes - first), width,
+                                    banks, &phase_ideal);
+    ideal_sum += std::max(1, phase_ideal);
+  }
+  if (ideal != nullptr) *ideal = ideal_sum;
+  return wavefronts;
+}
+
 int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int* ideal,
                       int* sectors) {
   constexpr int kWordsPerSector = kSectorBytes / kFloatBytes;
@@ -295,10 +318,12 @@ void shared_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Sh
   std::int64_t words[kWarpLanes] = {};
   a.load_a.instructions = t;
   walk_lanes(s.lanes, t, [&](int lane, int ty, int) { words[lane] = ty * t; });
-  a.load_a.wavefronts = shared_wavefronts(words, s.lanes, 1, s.banks, &a.load_a.wavefronts_ideal);
+  a.load_a.wavefronts =
+      shared_load_wavefronts(words, s.lanes, 1, s.banks, &a.load_a.wavefronts_ideal);
   a.load_b.instructions = t;
   walk_lanes(s.lanes, t, [&](int lane, int, int tx) { words[lane] = tx; });
-  a.load_b.wavefronts = shared_wavefronts(words, s.lanes, 1, s.banks, &a.load_b.wavefronts_ideal);
+  a.load_b.wavefronts =
+      shared_load_wavefronts(words, s.lanes, 1, s.banks, &a.load_b.wavefronts_ideal);
   a.barriers = 2;
   a.integer_overhead = 2 * kIntegerPerGlobalLoad + kLoopInstructionsPerTile;
   a.epilogue_instructions = 2;
@@ -329,12 +354,12 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Sh
   walk_lanes(s.lanes, threads_per_row,
              [&](int lane, int tr, int) { words[lane] = tr * c.tm * c.bk; });
   a.load_a.wavefronts =
-      shared_wavefronts(words, s.lanes, a_width, s.banks, &a.load_a.wavefronts_ideal);
+      shared_load_wavefronts(words, s.lanes, a_width, s.banks, &a.load_a.wavefronts_ideal);
   a.load_b.instructions = static_cast<double>(c.tn) * c.bk / b_width;
   a.load_b.vector_floats = b_width;
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int, int tc) { words[lane] = tc * c.tn; });
   a.load_b.wavefronts =
-      shared_wavefronts(words, s.lanes, b_width, s.banks, &a.load_b.wavefronts_ideal);
+      shared_load_wavefronts(words, s.lanes, b_width, s.banks, &a.load_b.wavefronts_ideal);
   a.fragment_round_trips = fragment_round_trips(c);
   a.barriers = 2;
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
@@ -384,14 +409,14 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.load_a.instructions = static_cast<double>(c.tm) / kVectorFloats * c.bk;
   a.load_a.vector_floats = kVectorFloats;
   a.load_a.wavefronts =
-      shared_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.load_a.wavefronts_ideal);
+      shared_load_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.load_a.wavefronts_ideal);
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int, int tc) {
     words[lane] = shared_tile_offset(c.layout, c.bk, c.bn, 0, tc * c.tn);
   });
   a.load_b.instructions = static_cast<double>(c.tn) / kVectorFloats * c.bk;
   a.load_b.vector_floats = kVectorFloats;
   a.load_b.wavefronts =
-      shared_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.load_b.wavefronts_ideal);
+      shared_load_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.load_b.wavefronts_ideal);
   a.barriers = 2;
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
                        kLoopInstructionsPerTile;
@@ -510,11 +535,11 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   a.load_a.instructions = static_cast<double>(c.tm) / kVectorFloats * c.bk;
   a.load_a.vector_floats = kVectorFloats;
   a.load_a.wavefronts =
-      shared_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.load_a.wavefronts_ideal);
+      shared_load_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.load_a.wavefronts_ideal);
   a.load_b.instructions = static_cast<double>(c.tn) / kVectorFloats * c.bk;
   a.load_b.vector_floats = kVectorFloats;
   a.load_b.wavefronts =
-      shared_wavefronts(shared, s.lanes, kVectorFloats, s.banks, &a.load_b.wavefronts_ideal);
+      shared_load_wavefronts(shared, s.lanes, kVectorFloats, s.banks, &a.load_b.wavefronts_ideal);
   // Barriers per stage: two with one buffer (rung 7), one once the next stage lands in
   // another buffer (rungs 8, 10: one __syncthreads per K tile after thread 0's wait on the
   // stage's full barrier); rung 9 also waits for its cp.async groups: one more.

@@ -194,21 +194,22 @@ TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kIssue], wave, 1e-15);
   EXPECT_NEAR(p.totals[TimeTerm::kIssue], 4 * wave, 4e-15);
   EXPECT_EQ(p.terms.full_waves, 3);
-  // Shared-memory path: 136 wavefronts per warp per tile (LDS.64 / LDS.128 fragments with
-  // their bank conflicts, plus 20 global-load lines), 16 warps, 128 bytes each, at 128 B per
-  // clock per SM. With 48 fragment reads instead of 128 it is no longer the largest term: the
-  // convoy's latency chain (issue, the tile's global wait, the fragment steps' waits) is.
+  // Shared-memory path: 200 wavefronts per warp per tile (LDS.64 / LDS.128 fragments with
+  // their bank conflicts and quarter-warp phases, plus 20 global-load lines), 16 warps, 128 bytes
+  // each, at 128 B per clock per SM. With 48 fragment reads instead of 128 it is no longer the
+  // largest term: the convoy's latency chain (issue, the tile's global wait, the fragment steps'
+  // waits) is.
   EXPECT_EQ(p.binding, TimeTerm::kLatency);
   EXPECT_GT(p.totals[TimeTerm::kLatency], p.totals[TimeTerm::kSharedMemory]);
   EXPECT_GT(p.totals[TimeTerm::kLatency], p.totals[TimeTerm::kIssue]);
-  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kSharedMemory], 512.0 * 16 * 156 / (1980e6), 1e-12);
+  EXPECT_NEAR(p.terms.full_wave[TimeTerm::kSharedMemory], 512.0 * 16 * 220 / (1980e6), 1e-12);
   EXPECT_DOUBLE_EQ(p.time_s, compose_time_s(p.terms, Calibration{}));
   EXPECT_NEAR(p.tflops, 2.0 * 4096 * 4096 * 4096 / p.time_s / 1e12, 1e-9);
   EXPECT_LT(p.tflops, p.ceilings.ffma_TFLOPS.value());
-  // The roofline agrees: 0.62 FLOP per shared-memory byte is far below the ridge (2.0).
+  // The roofline agrees: 1.16 FLOP per shared-memory byte is below the ridge (2.0).
   EXPECT_EQ(p.roofline.binding, RooflineLevel::kSharedMemory);
   EXPECT_NEAR(p.roofline.shared_memory.intensity,
-              2.0 * 4096 * 4096 * 4096 / (1024.0 * 8 * 512 * 156 * 128), 1e-12);
+              2.0 * 4096 * 4096 * 4096 / (1024.0 * 8 * 512 * 220 * 128), 1e-12);
   EXPECT_GT(p.l2.hit_rate, 0.9);
   EXPECT_GE(p.dram_bytes, p.traffic.compulsory_dram_bytes);
 }
@@ -510,8 +511,8 @@ TEST(Predict, Rung4WaitsForItsFragmentStepsPerWave) {
   const double shared = two.latencies.shared_memory_cycles;
   const double l1_per_cycle =
       two.ceilings.shared_memory_GBps.value() * 1e9 / 132 / (two.ceilings.boost_clock_MHz * 1e6);
-  const double wait_two = fragment_wait_cycles(4, 2 * 8 * 136, shared, l1_per_cycle);
-  const double wait_one = fragment_wait_cycles(4, 8 * 136, shared, l1_per_cycle);
+  const double wait_two = fragment_wait_cycles(4, 2 * 8 * 200, shared, l1_per_cycle);
+  const double wait_one = fragment_wait_cycles(4, 8 * 200, shared, l1_per_cycle);
   EXPECT_NEAR(two.latency.fragment_wait_cycles, wait_two, 1e-9);
   EXPECT_GT(wait_two, wait_one + 3 * 100);
   EXPECT_EQ(one.terms.full_waves, 0);

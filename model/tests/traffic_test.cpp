@@ -70,6 +70,39 @@ TEST(SharedWavefronts, Float4) {
   EXPECT_EQ(ideal, 1);
 }
 
+// Loads return one register per lane per cycle: an LDS.128 is served by quarter warps, two
+// lanes per slot when every pair l, l ^ 1 (or l, l ^ 2) reads one address. The three patterns
+// ncu measured on an H100 (shared_load_wavefronts' doc comment) and the warp-tiled fragments.
+TEST(SharedLoadWavefronts, QuarterWarpPhasesAndPairedLanes) {
+  std::int64_t w[32];
+  int ideal = 0;
+  for (int l = 0; l < 32; ++l) w[l] = 4 * l;  // contiguous LDS.128: 4
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, &ideal), 4);
+  EXPECT_EQ(ideal, 4);
+  for (int l = 0; l < 32; ++l) w[l] = 8 * (l % 16);  // lanes l, l + 16 at 32-byte steps: 8
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, &ideal), 8);
+  EXPECT_EQ(ideal, 4);
+  for (int l = 0; l < 32; ++l) w[l] = 8 * (l / 16);  // lanes 0-15 at +0, 16-31 at +32 B: 2
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, &ideal), 2);
+  EXPECT_EQ(ideal, 2);
+  for (int l = 0; l < 32; ++l) w[l] = 0;  // one float4 for all: still two paired phases
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, nullptr), 2);
+  // Warp tile 64 x 64 at t8x16 (4 thread columns): A by lane / 4 is paired (2), B by
+  // lane % 4 is not (4); at t16x8 (8 columns) A by lane / 8 (2), B by lane % 8 (4). Per k:
+  // t8x16 2 * 2 + 4 * 4 = 20, t16x8 4 * 2 + 2 * 4 = 16.
+  for (int l = 0; l < 32; ++l) w[l] = 4 * (l / 4);
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, nullptr), 2);
+  for (int l = 0; l < 32; ++l) w[l] = 4 * (l % 4);
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, nullptr), 4);
+  for (int l = 0; l < 32; ++l) w[l] = 4 * (l % 8);
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 4, 32, nullptr), 4);
+  // LDS.64: half-warp phases; LDS.32 is shared_wavefronts.
+  for (int l = 0; l < 32; ++l) w[l] = 2 * l;
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 2, 32, nullptr), 2);
+  for (int l = 0; l < 32; ++l) w[l] = l;
+  EXPECT_EQ(shared_load_wavefronts(w, 32, 1, 32, nullptr), 1);
+}
+
 TEST(SharedWavefronts, FarApartRowsTakeTheGeneralPath) {
   std::int64_t w[32];
   for (int l = 0; l < 32; ++l) w[l] = 4096 * l;  // 32 rows far apart, all bank 0
@@ -173,18 +206,19 @@ TEST(Anatomy, TwoDimensionalThreadTilingConflicts) {
   EXPECT_EQ(fragment_read_floats_b(kRung4), 4);
   EXPECT_EQ(a.fragment_round_trips, 4);  // BK / 2 steps of the k loop
   // A fragment: a warp holds 2 thread rows whose A rows lie TM * BK = 64 floats apart: same
-  // bank, 2-way. B fragment: 16 threads at TN = 8 floats: 16-byte units at banks 0, 8, 16, 24,
-  // four each, where 256 distinct bytes need 2 wavefronts.
+  // bank, 2-way; lanes l, l ^ 1 share a row, so the LDS.64 is one paired phase of 32 lanes
+  // (shared_load_wavefronts). B fragment: 16 threads at TN = 8 floats, no lane pair shares an
+  // address: four quarter-warp phases, each 8 16-byte units at banks 0, 8, 16, 24, two each.
   EXPECT_DOUBLE_EQ(a.load_a.instructions, 32);
   EXPECT_EQ(a.load_a.vector_floats, 2);
   EXPECT_EQ(a.load_a.wavefronts, 2);
   EXPECT_DOUBLE_EQ(a.load_a.replay_factor(), 2);
   EXPECT_DOUBLE_EQ(a.load_b.instructions, 16);
   EXPECT_EQ(a.load_b.vector_floats, 4);
-  EXPECT_EQ(a.load_b.wavefronts, 4);
+  EXPECT_EQ(a.load_b.wavefronts, 4 * 2);
   EXPECT_DOUBLE_EQ(a.load_b.replay_factor(), 2);
-  EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 8 + 32 * 2 + 16 * 4);
-  EXPECT_DOUBLE_EQ(a.shared_wavefronts_ideal(), 8 + 32 + 16 * 2);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 8 + 32 * 2 + 16 * 8);
+  EXPECT_DOUBLE_EQ(a.shared_wavefronts_ideal(), 8 + 32 + 16 * 4);
   // 512 FFMA + 8 LDG + 8 STS + 48 LDS + 2 BAR + (2 * 8 + 4) integer.
   EXPECT_DOUBLE_EQ(a.instructions(), 512 + 8 + 8 + 48 + 2 + 20);
   EXPECT_DOUBLE_EQ(a.ffma_per_loaded_value(), 4);  // 64 / (8 + 8)
@@ -212,7 +246,7 @@ TEST(Anatomy, VectorizedRungConflictsAndTheirFixes) {
   EXPECT_EQ(plain.store_a.wavefronts, 2);           // rows k and k + 4 lie 4 * 128 apart
   EXPECT_EQ(plain.store_b.wavefronts, 4);           // 512 consecutive bytes
   EXPECT_DOUBLE_EQ(plain.store_b.replay_factor(), 1);
-  EXPECT_EQ(plain.load_a.wavefronts, 1);              // 2 float4s, broadcast
+  EXPECT_EQ(plain.load_a.wavefronts, 2);  // 2 float4s, broadcast: two paired half-warp phases
   EXPECT_DOUBLE_EQ(plain.load_b.replay_factor(), 2);  // bank groups 0, 2, 4, 6 only
   EXPECT_DOUBLE_EQ(plain.load_a.instructions, 2 * 8);
   EXPECT_TRUE(plain.a_vector);
@@ -348,8 +382,8 @@ TEST(Traffic, Square4096) {
   EXPECT_DOUBLE_EQ(t.c_write_bytes, n * n * 4);
   EXPECT_DOUBLE_EQ(t.c_read_bytes, 0);
   EXPECT_DOUBLE_EQ(t.compulsory_dram_bytes, 3 * n * n * 4);
-  // 1024 blocks x 8 warps x 512 K tiles x 136 wavefronts.
-  EXPECT_DOUBLE_EQ(t.shared_wavefronts, 1024.0 * 8 * 512 * 136);
+  // 1024 blocks x 8 warps x 512 K tiles x 200 wavefronts.
+  EXPECT_DOUBLE_EQ(t.shared_wavefronts, 1024.0 * 8 * 512 * 200);
   EXPECT_DOUBLE_EQ(t.ffma_warp_instructions * 32 * 2, t.issued_flops);
   EXPECT_DOUBLE_EQ(t.l1_hit_rate(), 0);  // tiles are loaded once per block
   EXPECT_DOUBLE_EQ(dram_bytes(t, k4096, 1.0), t.compulsory_dram_bytes);

@@ -84,11 +84,11 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   }
   ASSERT_GT(a.training.cases, 50);
   ASSERT_GT(a.held_out.cases, 100);
-  EXPECT_LE(a.training.mape_percent, 10.0);  // issue 4's bar (met: 6.0%)
-  EXPECT_LE(a.held_out.mape_percent, 10.0);  // issue 4's bar (met: 7.0%)
-  // Regression guards at the level reached (training 6.0%, held-out 7.0%):
-  EXPECT_LE(a.training.mape_percent, 6.5);
-  EXPECT_LE(a.held_out.mape_percent, 7.5);
+  EXPECT_LE(a.training.mape_percent, 10.0);  // issue 4's bar (met: 4.9%)
+  EXPECT_LE(a.held_out.mape_percent, 10.0);  // issue 4's bar (met: 6.3%)
+  // Regression guards at the level reached (training 4.9%, held-out 6.3%):
+  EXPECT_LE(a.training.mape_percent, 5.3);
+  EXPECT_LE(a.held_out.mape_percent, 6.8);
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
@@ -103,13 +103,13 @@ TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
         100 * s.top1_fraction, s.measured_best.c_str(), 100 * s.best_of_top5_fraction);
     const std::string shape = std::to_string(s.problem.m) + "x" + std::to_string(s.problem.n) +
                               "x" + std::to_string(s.problem.k);
-    EXPECT_GE(s.spearman, 0.9) << shape;   // issue 4's bar (met: 0.962 and 0.966)
-    EXPECT_GE(s.spearman, 0.95) << shape;  // guard at the level reached
+    EXPECT_GE(s.spearman, 0.9) << shape;   // issue 4's bar (met: 0.975 and 0.974)
+    EXPECT_GE(s.spearman, 0.97) << shape;  // guard at the level reached
     // Issue 4's bar for the top-1 config is 95% of the measured best: met at 256x4096x4096
-    // (100%), NOT met at 4096^3 (92.0%: t8x16 measures 5-8% below t16x8, unexplained); the best
-    // of the model's top 5 is the measured best on both. Guards:
-    if (s.problem.m == 256) EXPECT_GE(s.top1_fraction, 0.95) << shape;
-    EXPECT_GE(s.top1_fraction, 0.90) << shape;
+    // (100%) and at 4096^3 (96.1%, since LDS.128 fragments count quarter-warp phases:
+    // shared_load_wavefronts); the best of the model's top 5 is the measured best on both.
+    if (s.problem.m == 256) EXPECT_GE(s.top1_fraction, 0.99) << shape;
+    EXPECT_GE(s.top1_fraction, 0.95) << shape;
     EXPECT_GE(s.best_of_top5_fraction, 0.99) << shape;
   }
 }

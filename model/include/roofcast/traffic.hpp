@@ -145,6 +145,28 @@ int derived_threads(const gemm::TileConfig& config);
 int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int banks,
                       int* ideal);
 
+/// Wavefronts of one shared-memory warp LOAD of `width` words per lane (LDS, LDS.64, LDS.128).
+/// The data path returns 128 bytes per cycle, one 4-byte register per lane, so a wider load is
+/// served in phases of P = banks / width consecutive lanes (a quarter warp for LDS.128, a half
+/// warp for LDS.64), each phase costing its own shared_wavefronts (its bank conflicts, at
+/// least 1). When every lane pair (l, l ^ 1) or every pair (l, l ^ 2) reads the same address the
+/// return registers are packed two lanes per slot and a phase holds 2P lanes:
+///   wavefronts = sum over phases of shared_wavefronts(phase lanes),
+///   phases of min(lanes, P * (paired ? 2 : 1)) lanes; width 1: shared_wavefronts.
+/// So a conflict-free LDS.128 costs 4 wavefronts, 2 with paired lanes, even when all lanes read
+/// the same 16 bytes. Sources: NVIDIA forum answer on CC 7.x ("return bandwidth of L1 and shared
+/// memory is 128 bytes/cycle == 1 register/cycle"; LDS.128 "requires 4 requests", 2 when thread
+/// pairs Tn, Tn^1 or Tn, Tn^2 share addresses), ncu on an H100 (CC 9.0) in a later thread: a
+/// contiguous LDS.128 takes 4 wavefronts, lanes 0-15 / 16-31 on two addresses take 2, and a
+/// 2-way conflict inside each quarter warp takes 8. Training evidence (run 909d742, ncu): every
+/// rung 8-10 w64x64 t8x16 config (B fragment indexed by lane % 4: unpaired, 4 of its 6 LDS.128
+/// per k at 4 wavefronts: 20 per k) shows short_scoreboard 0.17-0.44 against 0.10-0.22 for its
+/// t16x8 twin (lane % 8: 2 of 6 unpaired: 16 per k) and measures 4-8% slower; the SASS K loops
+/// of the twins (r09 indices 66 and 70) issue the same 2048 FFMA, 96 LDS.128 and 2196 vs 2205
+/// instructions per K tile. `ideal` receives the same sum with each phase conflict-free.
+int shared_load_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int banks,
+                           int* ideal);
+
 /// L1 wavefronts of one global warp load: the 128-byte lines its lanes touch, at least
 /// ceil(bytes / 128). `ideal` receives ceil(distinct bytes / 128), `sectors` the distinct
 /// 32-byte sectors (either may be null).
