@@ -76,8 +76,25 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
   for (const validation::L2Agreement& l2 : a.l2) {
     out << "  " << to_string(l2.model) << std::string(10 - to_string(l2.model).size(), ' ')
         << l2.cases << " cases, mean |error| " << format("%.2f", l2.mean_abs_error_pp)
-        << " pp, worst " << format("%.2f", l2.max_abs_error_pp) << " pp (" << l2.worst_case
-        << ")\n";
+        << " pp, worst " << format("%.2f", l2.max_abs_error_pp) << " pp (" << l2.worst_case << ")";
+    if (!l2.not_comparable.empty()) {
+      out << "; " << l2.not_comparable.size() << " not comparable (ncu rate above 100%)";
+    }
+    out << "\n";
+  }
+  if (every_case) {
+    for (const validation::L2Agreement& l2 : a.l2) {
+      if (l2.model != L2Model::kRoofcast) continue;
+      out << "\nL2 hit rate per case (roofcast model), percentage points\n";
+      for (const auto* rows : {&l2.rows, &l2.not_comparable}) {
+        for (const validation::L2Agreement::Row& r : *rows) {
+          out << "  " << (rows == &l2.rows ? "     " : "n/c  ") << r.name
+              << std::string(r.name.size() < 78 ? 78 - r.name.size() : 1, ' ')
+              << format("%7.2f", r.measured_pct) << " measured " << format("%7.2f", r.predicted_pct)
+              << " predicted " << format("%+7.2f", r.predicted_pct - r.measured_pct) << "\n";
+        }
+      }
+    }
   }
   if (every_case) {
     out << "\ncases\n";
@@ -94,6 +111,21 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
   }
   return out.str();
 }
+
+namespace {
+
+nlohmann::json l2_rows_json(const std::vector<validation::L2Agreement::Row>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const validation::L2Agreement::Row& r : rows) {
+    j.push_back({{"name", r.name},
+                 {"measured_pct", r.measured_pct},
+                 {"predicted_pct", r.predicted_pct},
+                 {"error_pp", r.predicted_pct - r.measured_pct}});
+  }
+  return j;
+}
+
+}  // namespace
 
 nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
   nlohmann::json j;
@@ -131,7 +163,9 @@ nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
                        {"cases", l2.cases},
                        {"mean_abs_error_pp", l2.mean_abs_error_pp},
                        {"max_abs_error_pp", l2.max_abs_error_pp},
-                       {"worst_case", l2.worst_case}});
+                       {"worst_case", l2.worst_case},
+                       {"rows", l2_rows_json(l2.rows)},
+                       {"not_comparable", l2_rows_json(l2.not_comparable)}});
   }
   for (const validation::CaseAccuracy& c : a.cases) {
     j["cases"].push_back({{"name", c.name},

@@ -230,8 +230,8 @@ L2Result l2_hit_rate(const L2Input& in, L2Model model) {
 }
 
 double kernel_sector_hit_rate(double operand_hit_rate, double operand_bytes, double c_write_bytes,
-                              double c_read_bytes) {
-  const double total = operand_bytes + c_write_bytes + c_read_bytes;
+                              double c_read_bytes, double local_l2_bytes) {
+  const double total = operand_bytes + c_write_bytes + c_read_bytes + std::max(0.0, local_l2_bytes);
   const double misses =
       kMissLookupsPerDramSector * ((1 - operand_hit_rate) * operand_bytes + c_read_bytes);
   return total > 0 ? std::clamp(1 - misses / total, 0.0, 1.0) : 0.0;

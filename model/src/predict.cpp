@@ -361,8 +361,6 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   l2in.l2_bytes = static_cast<double>(gpu.chip.l2_bytes) * calibration.l2_capacity_fraction;
   p.l2 = l2_hit_rate(l2in, input.l2_model);
   p.dram_bytes = dram_bytes(p.traffic, pr, p.l2.hit_rate);
-  p.l2_sector_hit_rate = kernel_sector_hit_rate(p.l2.hit_rate, p.traffic.operand_l2_bytes(),
-                                                p.traffic.c_write_bytes, p.traffic.c_read_bytes);
 
   // Spilled registers: a store and a reload per K tile each, or per k when the accumulators
   // themselves do not fit (spill_accesses_per_tile); L1 serves them unless the SM's local
@@ -381,6 +379,9 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       static_cast<double>(p.waste.grid_blocks()) * static_cast<double>(p.waste.k_tiles);
   spill.l2_bytes =
       spill.l2_fraction * spill.accesses_per_tile * kFloatBytes * p.config.threads * block_tiles;
+  p.l2_sector_hit_rate =
+      kernel_sector_hit_rate(p.l2.hit_rate, p.traffic.operand_l2_bytes(), p.traffic.c_write_bytes,
+                             p.traffic.c_read_bytes, spill.l2_bytes);
 
   p.roofline = evaluate_roofline(p.ceilings, p.traffic.flops, p.traffic.l1_bytes(),
                                  p.traffic.l2_bytes(), p.dram_bytes);

@@ -315,5 +315,15 @@ TEST(KernelSectorHitRate, CWritesHitCReadsMiss) {
   EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.9, 0, 0, 0), 0);
 }
 
+TEST(KernelSectorHitRate, SpillTrafficHits) {
+  // Local-memory sectors that reach L2 are written before they are read: all hits.
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 0, 850), 1 - 1.6 * 50 / 1000);
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 0, 0),
+                   kernel_sector_hit_rate(0.5, 100, 50, 0));
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.5, 100, 50, 0, -5),  // negative: none
+                   kernel_sector_hit_rate(0.5, 100, 50, 0));
+  EXPECT_DOUBLE_EQ(kernel_sector_hit_rate(0.0, 0, 0, 0, 100), 1);  // spills only
+}
+
 }  // namespace
 }  // namespace roofcast

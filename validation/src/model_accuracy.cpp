@@ -61,6 +61,8 @@ PredictInput predict_input(const MeasuredKernel& kernel, const MeasuredCase& mea
   return in;
 }
 
+bool comparable_hit_rate(double measured_pct) { return measured_pct >= 0 && measured_pct <= 100; }
+
 ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measurement,
                              L2Model l2_model) {
   ModelAccuracy result;
@@ -198,6 +200,10 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measur
                  gemm::to_string(c.raster.value_or(gemm::RasterOrder{}));
       row.measured_pct = *c.ncu->l2_hit_rate_pct;
       row.predicted_pct = 100.0 * p.l2_sector_hit_rate;
+      if (!comparable_hit_rate(row.measured_pct)) {
+        agreement.not_comparable.push_back(row);
+        continue;
+      }
       const double error = std::fabs(row.predicted_pct - row.measured_pct);
       sum += error;
       if (error >= agreement.max_abs_error_pp) {

@@ -42,6 +42,7 @@ struct Summary {
   Errors held_out;  // every other size
   Errors all;
   std::map<std::string, Errors> by_group;  // "<size> <raster>"
+  int not_comparable = 0;  // ncu rate above 100% (comparable_hit_rate): listed, not scored
 };
 
 std::string size_text(const gemm::Problem& p) {
@@ -66,6 +67,17 @@ Summary evaluate(L2Model model, bool print) {
     if (kernel == nullptr) continue;
     const Prediction p = predict(gpu, predict_input(*kernel, c, model));
     const double predicted_pct = 100 * p.l2_sector_hit_rate;
+    if (!comparable_hit_rate(*c.ncu->l2_hit_rate_pct)) {
+      // Not a probability (rung 10 clusters: more sector hits than lookups), so no error.
+      ++s.not_comparable;
+      if (print) {
+        std::printf("%-9s r%02d %-15s %-13s measured %6.2f%% predicted %6.2f%% (not comparable)\n",
+                    to_string(model).data(), kernel->config.rung, size_text(c.problem).c_str(),
+                    gemm::to_string(c.raster.value_or(gemm::RasterOrder{})).c_str(),
+                    *c.ncu->l2_hit_rate_pct, predicted_pct);
+      }
+      continue;
+    }
     const double error_pp = predicted_pct - *c.ncu->l2_hit_rate_pct;
     const double predicted_read = p.dram_bytes - p.traffic.c_write_bytes - p.traffic.c_read_bytes;
     const double dram_log = std::log(predicted_read / *c.ncu->dram_bytes_read);
@@ -106,14 +118,21 @@ TEST(L2Agreement, RoofcastModelAgainstNsightCompute) {
   ASSERT_GE(s.training.cases, 16);
   // Achieved on the ad17452 measurement (85 cases) with the set-LRU survival and
   // kMissLookupsPerDramSector = 1.6 (chosen on the training split): training (4096^3, 23
-  // cases) 3.55 pp (max 21.9, r02 32x32 tiles: ncu 38%, predicted 60%), held out (62 cases)
-  // 2.79 pp (max 13.1, rung 8's skinny 256x4096x4096 sweep), all 3.00 pp; DRAM bytes read
-  // within a geometric-mean factor of 1.06 (4096^3: 1.04). Before: 5.13 / 3.36 / 3.84 pp, max
-  // 36.6, DRAM x1.13. Regression guards:
-  EXPECT_LT(s.training.mean_pp(), 3.7);
-  EXPECT_LT(s.held_out.mean_pp(), 2.95);
-  EXPECT_LT(s.all.mean_pp(), 3.15);
-  EXPECT_LT(s.all.max_pp, 22.5);
+  // cases) 3.55 pp, held out (62 cases) 2.79 pp, all 3.00 pp. The case set grew with run
+  // 909d742 to 303 ncu cases (every training case, the ladder at 512^3..8192^3, the sweeps at
+  // 2048^3, 512x2048x4096 and 256x4096x4096), so the guards are re-set at the levels reached on
+  // it, not loosened on the old set. 2 rung-10 cluster cases (ncu 110-112%) are not comparable
+  // (comparable_hit_rate) and are listed, not scored. With spill traffic counted as L2 hits
+  // (kernel_sector_hit_rate's local_l2_bytes): training 4096^3 (23) 3.40 pp, held out (278)
+  // 4.71 pp, all (301) 4.61 pp (before: 4.94 over 303 with the two > 100% cases), max 26.4
+  // (rung 10 128x256 c2 at 512^3: ncu 61-62%, predicted 36%); DRAM read x1.05. The goal stays
+  // 3 pp; the misses are 512x2048x4096 (79 cases, 6.7-7.4 pp, predicted above ncu),
+  // 256x4096x4096 (7.9 pp) and 512^3 (8.4-13.0 pp). Regression guards:
+  EXPECT_EQ(s.not_comparable, 2);
+  EXPECT_LT(s.training.mean_pp(), 3.6);
+  EXPECT_LT(s.held_out.mean_pp(), 4.9);
+  EXPECT_LT(s.all.mean_pp(), 4.8);
+  EXPECT_LT(s.all.max_pp, 27.5);
   EXPECT_LT(s.all.mean_dram_ratio(), 1.08);
 }
 
@@ -122,8 +141,9 @@ TEST(L2Agreement, PublishedModelAgainstNsightCompute) {
   ASSERT_GE(s.all.cases, 64);
   // The published formula, untuned (literal; only the shared operand -> sector conversion,
   // kernel_sector_hit_rate, changed with d 1.8 -> 1.6): 16.72 pp on all 85 cases of ad17452
-  // (training 14.37, held out 17.59; it was 16.3 with d = 1.8).
-  EXPECT_LT(s.all.mean_pp(), 17.0);
+  // (training 14.37, held out 17.59; it was 16.3 with d = 1.8); on the 301 comparable cases of
+  // run 909d742: 19.90 pp (training 4096^3 14.06, held out 20.39). Re-set for the new set:
+  EXPECT_LT(s.all.mean_pp(), 20.5);
 }
 
 }  // namespace

@@ -91,6 +91,21 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   EXPECT_LE(a.held_out.mape_percent, 6.8);
 }
 
+TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
+  EXPECT_TRUE(comparable_hit_rate(0));
+  EXPECT_TRUE(comparable_hit_rate(100));
+  EXPECT_FALSE(comparable_hit_rate(100.5));
+  EXPECT_FALSE(comparable_hit_rate(-1));
+  const ModelAccuracy& a = h200_accuracy();
+  ASSERT_EQ(a.l2.size(), 2U);
+  for (const L2Agreement& l2 : a.l2) {
+    EXPECT_EQ(l2.cases, static_cast<int>(l2.rows.size()));
+    EXPECT_EQ(l2.not_comparable.size(), 2U);  // rung 10 c2 at 2048^3: ncu 110.5%, 111.7%
+    for (const L2Agreement::Row& r : l2.not_comparable) EXPECT_GT(r.measured_pct, 100);
+    for (const L2Agreement::Row& r : l2.rows) EXPECT_LE(r.measured_pct, 100);
+  }
+}
+
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
   const ModelAccuracy& a = h200_accuracy();
   ASSERT_GE(a.sweep.size(), 2U);

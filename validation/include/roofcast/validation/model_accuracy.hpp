@@ -69,10 +69,13 @@ struct SweepShape {
 };
 
 /// Measured against predicted L2 hit rate (Nsight Compute lts__t_sector_hit_rate.pct, every
-/// L2 sector, against Prediction::l2_sector_hit_rate), percentage points.
+/// L2 sector, against Prediction::l2_sector_hit_rate), percentage points. A measured rate above
+/// 100% is not a probability (rung 10's cluster kernels: ncu counts more sector hits than
+/// sector lookups, the bulk copies multicast to the cluster's SMs are looked up once and
+/// delivered to each): such cases are listed in not_comparable, outside the mean and the worst.
 struct L2Agreement {
   L2Model model = L2Model::kRoofcast;
-  int cases = 0;
+  int cases = 0;  // comparable cases (rows)
   double mean_abs_error_pp = 0;
   double max_abs_error_pp = 0;
   std::string worst_case;
@@ -82,7 +85,11 @@ struct L2Agreement {
     double predicted_pct = 0;
   };
   std::vector<Row> rows;
+  std::vector<Row> not_comparable;  // measured > 100%
 };
+
+/// Whether an Nsight Compute sector hit rate can be compared with a probability: 0..100%.
+bool comparable_hit_rate(double measured_pct);
 
 struct ModelAccuracy {
   std::string spec_id;
