@@ -40,11 +40,12 @@ ErrorSummary summarize(const std::vector<const CaseAccuracy*>& cases, bool calib
 
 }  // namespace
 
-bool in_training_split(const MeasuredCase& c) {
-  if (c.set == CaseSet::kTrainingSweep) return true;
-  return c.set == CaseSet::kLadder && c.problem.m == c.problem.n && c.problem.n == c.problem.k &&
-         is_pow2(c.problem.m);
+bool in_training_split(CaseSet set, const gemm::Problem& p) {
+  if (set == CaseSet::kTrainingSweep) return true;
+  return set == CaseSet::kLadder && p.m == p.n && p.n == p.k && is_pow2(p.m);
 }
+
+bool in_training_split(const MeasuredCase& c) { return in_training_split(c.set, c.problem); }
 
 PredictInput predict_input(const MeasuredKernel& kernel, const MeasuredCase& measured,
                            L2Model l2_model) {

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/validation/model_accuracy.hpp"
 
 namespace roofcast::validation {
 namespace {
@@ -35,16 +36,13 @@ class NameFilter {
   std::optional<std::regex> regex_;
 };
 
-bool square_pow2(const Problem& p) { return p.m == p.n && p.n == p.k && (p.m & (p.m - 1)) == 0; }
-
 /// The default Nsight Compute subset: ladder configs of rungs 7-10 at the ncu sizes, each raster
 /// order (the L2 model's validation), rungs 1-6 and cuBLAS at 4096^3 (1024^3 with quick): the
 /// stall reasons that explain each rung's place on the ladder; rung 8's sweep configs at
 /// 256x4096x4096; and, for the model's mechanisms, every training case: the whole training sweep
 /// and every ladder case at the square power-of-two sizes.
 bool default_profile(const PlannedCase& c, bool quick) {
-  if (c.set == CaseSet::kTrainingSweep) return true;
-  if (c.set == CaseSet::kLadder && !quick && square_pow2(c.spec.problem)) return true;
+  if (!quick && in_training_split(c.set, c.spec.problem)) return true;
   // Rung 8's whole sweep at the skinny shape: the latency-bound regime of few blocks per SM.
   if (c.set == CaseSet::kSweep && c.spec.registry_index && !quick &&
       c.spec.problem == Problem{256, 4096, 4096}) {

@@ -23,7 +23,10 @@ namespace roofcast::validation {
 ///   whole tile sweep at 4096^3 and 256x4096x4096 except cases identical to a training case.
 inline constexpr const char* kTrainingSplit = "square-pow2+sweep-train";
 
-/// Whether a case is in the training split.
+/// Whether a case of `set` at `problem` is in the training split (the one definition: the
+/// harness's default Nsight Compute subset profiles exactly these cases).
+bool in_training_split(CaseSet set, const gemm::Problem& problem);
+/// in_training_split(measured.set, measured.problem).
 bool in_training_split(const MeasuredCase& measured);
 
 /// The model's input for a measured registry kernel on a case: the recorded registers, shared
