@@ -329,17 +329,23 @@ void shared_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Sh
   a.epilogue_instructions = 2;
 }
 
+/// The work of a register-tiled thread (rungs 3-10): a BK-deep K tile, TM x TN outputs (TM
+/// A values and TN B values per k), outputs x BK FFMAs per K tile.
+void register_tile_work(const TileConfig& c, KernelAnatomy& a) {
+  a.k_tile = c.bk;
+  a.outputs_per_thread = outputs_per_thread(c, a.threads);
+  a.a_fragment = c.tm;
+  a.b_fragment = c.tn;
+  a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
+}
+
 /// Rungs 3-4 (03_thread_tiling_1d.cuh, 04_thread_tiling_2d.cuh): scalar tile copies
 /// (load_tile_scalar: element e -> (e / cols, e % cols)), As[m][k] and Bs[k][n] plain; thread
 /// (tr, tc) = (t / (BN/TN), t % (BN/TN)) reads TM values as[(tr*TM + i)*BK + k] and TN values
 /// bs[k*BN + tc*TN + j] per k.
 void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape& s,
                            KernelAnatomy& a) {
-  a.k_tile = c.bk;
-  a.outputs_per_thread = outputs_per_thread(c, a.threads);
-  a.a_fragment = c.tm;
-  a.b_fragment = c.tn;
-  a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
+  register_tile_work(c, a);
   a.global_a = tile_global_load(s, c.bm, c.bk, p.k, a.threads, 1, true);
   a.global_b = tile_global_load(s, c.bk, c.bn, p.n, a.threads, 1, true);
   a.store_a = contiguous_store(s, a.global_a.instructions, 1);
@@ -373,11 +379,7 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Sh
 /// float4 fragments of row k; tiles laid out by shared_tile_offset(layout).
 void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape& s,
                         KernelAnatomy& a) {
-  a.k_tile = c.bk;
-  a.outputs_per_thread = outputs_per_thread(c, a.threads);
-  a.a_fragment = c.tm;
-  a.b_fragment = c.tn;
-  a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
+  register_tile_work(c, a);
   a.a_vector = p.k % kVectorFloats == 0;
   a.b_vector = p.n % kVectorFloats == 0;
   a.global_a = tile_global_load(s, c.bm, c.bk, p.k, a.threads, kVectorFloats, a.a_vector);
@@ -444,11 +446,7 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
                         KernelAnatomy& a) {
   const int lda = c.bm + kWarpTilingPadFloats;
   const int thread_cols = std::max(1, c.wn / c.tn);  // a warp's threads along N
-  a.k_tile = c.bk;
-  a.outputs_per_thread = outputs_per_thread(c, a.threads);
-  a.a_fragment = c.tm;
-  a.b_fragment = c.tn;
-  a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
+  register_tile_work(c, a);
   a.a_vector = p.k % kVectorFloats == 0;
   a.b_vector = p.n % kVectorFloats == 0;
   // Prefetch distance: rung 8 one stage; rung 9 and rung 10 without a cluster S - 1; rung 10
