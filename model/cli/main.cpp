@@ -10,6 +10,10 @@
 //                    column_major|grouped|z_order [--group G]] [--regs N [--spill-bytes B]]
 //                    [--beta X] [--l2-model roofcast|published] [--json]
 //   roofcast roofline (--gpu ID|FILE.json | --spec FILE) [--json]
+//   roofcast rank (--gpu ID|FILE.json | --spec FILE) --problems FILE [--top N]
+//                 [--space enumerated|registry] [--rungs 7,8,9] [--rasters row_major,grouped:8]
+//                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--uncalibrated] [--json]
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -25,11 +29,15 @@
 
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
+#include "rank_views.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"
+#include "roofcast/tune/problems.hpp"
+#include "roofcast/tune/rank.hpp"
+#include "roofcast/tune/space.hpp"
 #include "views.hpp"
 
 namespace po = boost::program_options;
@@ -55,6 +63,7 @@ const char* const kUsage =
     "  predict     predicted time and TFLOPS of an SGEMM ladder config, with every term\n"
     "  roofline    a GPU's roofline ceilings (spec and measured) and ridge points\n"
     "  accuracy    the model against a committed measurement: fit, errors, ranking, L2\n"
+    "  rank        rank a config space for a batch of problems (the tuner API)\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
@@ -560,6 +569,128 @@ int run_accuracy(const std::vector<std::string>& args) {
   return 0;
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char ch : text + ",") {
+    if (ch == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (ch != ' ') {
+      item += ch;
+    }
+  }
+  return out;
+}
+
+int run_rank(const std::vector<std::string>& args) {
+  po::options_description desc(
+      "roofcast rank: every valid config of the space (the kernels' tile rules, or the kernel "
+      "registry) predicted for each problem of a batch, pruned and ranked fastest first with "
+      "the reasons (occupancy, waves, L2, binding term)");
+  add_common(desc);
+  add_gpu_options(desc);
+  desc.add_options()("problems", po::value<std::string>(),
+                     "problems file: {\"schema_version\": 1, \"problems\": [{\"name\", \"m\", "
+                     "\"n\", \"k\"}]}")(
+      "top", po::value<int>()->default_value(10), "configs shown per problem (0: all)")(
+      "space", po::value<std::string>()->default_value("enumerated"),
+      "enumerated (every config the tile rules allow) or registry (the compiled kernels)")(
+      "rungs", po::value<std::string>(), "only these rungs, e.g. 7,8,9 (default: all)")(
+      "rasters", po::value<std::string>(),
+      "raster orders of rungs 7-10, e.g. row_major,grouped:8 (default: row_major, "
+      "column_major, grouped:4, grouped:8, grouped:16)")(
+      "min-occupancy", po::value<double>()->default_value(0), "drop configs below this (0..1)")(
+      "min-blocks", po::value<int>()->default_value(0), "drop configs with fewer blocks per SM")(
+      "drop-spilling", "drop configs whose estimated registers spill")(
+      "uncalibrated", "ignore the GPU's committed calibration (data/calibration)");
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const roofcast::GpuSpec gpu = gpu_from(vm);
+  if (!vm.count("problems")) throw UsageError("missing required flag --problems FILE");
+  const int top = checked(vm, "top", 0, 1 << 30);
+  const double min_occupancy = vm["min-occupancy"].as<double>();
+  if (!(min_occupancy >= 0 && min_occupancy <= 1)) {
+    throw UsageError("--min-occupancy must be within 0..1, got " + std::to_string(min_occupancy));
+  }
+  const int min_blocks = checked(vm, "min-blocks", 0, 1 << 16);
+  const std::string space = vm["space"].as<std::string>();
+  if (space != "enumerated" && space != "registry") {
+    throw UsageError("--space must be enumerated or registry, got '" + space + "'");
+  }
+  roofcast::tune::SpaceBounds bounds;
+  if (vm.count("rungs")) {
+    bounds.rungs.clear();
+    for (const std::string& item : split_list(vm["rungs"].as<std::string>())) {
+      std::size_t used = 0;
+      int rung = 0;
+      try {
+        rung = std::stoi(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != item.size() || rung < 1 || rung > roofcast::gemm::kRungCount) {
+        throw UsageError("--rungs: '" + item + "' is not a rung number 1..10");
+      }
+      bounds.rungs.push_back(rung);
+    }
+    if (bounds.rungs.empty()) throw UsageError("--rungs: empty list");
+  }
+  if (vm.count("rasters")) {
+    bounds.rasters.clear();
+    for (const std::string& item : split_list(vm["rasters"].as<std::string>())) {
+      const auto raster = roofcast::gemm::parse_raster_order(item);
+      if (!raster || raster->kind == roofcast::gemm::RasterKind::kZOrder) {
+        throw UsageError("--rasters: '" + item +
+                         "' is not a launch order (row_major, column_major, grouped:G)");
+      }
+      bounds.rasters.push_back(*raster);
+    }
+    if (bounds.rasters.empty()) throw UsageError("--rasters: empty list");
+  }
+  std::vector<roofcast::tune::Candidate> candidates;
+  if (space == "enumerated") {
+    candidates = roofcast::tune::enumerate_candidates(gpu, bounds);
+  } else {
+    std::vector<roofcast::gemm::TileConfig> configs;
+    for (const auto& entry : roofcast::kernels::kRegistry) {
+      const bool wanted = std::find(bounds.rungs.begin(), bounds.rungs.end(),
+                                    entry.config.rung) != bounds.rungs.end();
+      if (wanted && roofcast::tune::exclusion(gpu, entry.config) ==
+                        roofcast::tune::Exclusion::kNone) {
+        configs.push_back(entry.config);
+      }
+    }
+    candidates = roofcast::tune::with_raster_orders(configs, bounds);
+  }
+  roofcast::tune::RankOptions options;
+  if (vm.count("uncalibrated")) options.calibration = roofcast::Calibration{};
+  options.top = static_cast<std::size_t>(top);
+  options.list_pruned = false;
+  options.prune.min_occupancy = min_occupancy;
+  options.prune.min_blocks_per_sm = min_blocks;
+  options.prune.drop_spilling = vm.count("drop-spilling") != 0U;
+  roofcast::views::RankReport report;
+  report.gpu_id = gpu.id;
+  report.space = space;
+  report.problems = roofcast::tune::load_problems(vm["problems"].as<std::string>());
+  for (const auto& problem : report.problems) {
+    report.rankings.push_back(roofcast::tune::rank(gpu, problem.problem, candidates, options));
+  }
+  if (vm.count("uncalibrated")) {
+    for (auto& ranking : report.rankings) ranking.calibrated = false;
+  }
+  if (vm.count("json")) {
+    std::cout << roofcast::views::rank_json(report).dump(2) << "\n";
+  } else {
+    std::cout << roofcast::views::rank_text(report);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
@@ -576,6 +707,7 @@ int main(int argc, char** argv) {
     if (command == "predict") return run_predict(args);
     if (command == "roofline") return run_roofline(args);
     if (command == "accuracy") return run_accuracy(args);
+    if (command == "rank") return run_rank(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

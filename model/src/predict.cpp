@@ -289,6 +289,14 @@ double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left) {
 }
 
 Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration) {
+  gemm::TileConfig config = input.config;
+  if (config.threads <= 0) config.threads = derived_threads(config);
+  return predict(gpu, input, calibration,
+                 kernel_anatomy(input.problem, config, gpu.sm.shared_memory_banks));
+}
+
+Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration,
+                   const KernelAnatomy& anatomy) {
   Prediction p;
   p.problem = input.problem;
   p.config = input.config;
@@ -297,7 +305,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   p.shared_memory_bytes = input.shared_memory_bytes;
   p.calibration = calibration;
   p.waste = compute_tile_waste(input.problem, p.config);
-  p.anatomy = kernel_anatomy(input.problem, p.config, gpu.sm.shared_memory_banks);
+  p.anatomy = anatomy;
   const KernelAnatomy& a = p.anatomy;
 
   // Registers and spills.

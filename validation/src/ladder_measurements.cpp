@@ -572,13 +572,16 @@ std::string_view to_string(CaseSet set) {
       return "sweep-train";
     case CaseSet::kCheck:
       return "check";
+    case CaseSet::kSelection:
+      return "selection";
   }
   return "ladder";
 }
 
 std::optional<CaseSet> parse_case_set(std::string_view text) {
   for (CaseSet set :
-       {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kTrainingSweep, CaseSet::kCheck}) {
+       {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kTrainingSweep, CaseSet::kCheck,
+        CaseSet::kSelection}) {
     if (text == to_string(set)) return set;
   }
   return std::nullopt;

@@ -50,6 +50,7 @@ struct Options {
   std::string kernels_regex;
   bool quick = false;
   bool check_only = false;
+  bool selection = false;
   int repeats = 20;
   int warmups = 3;
   std::optional<std::uint64_t> seed;
@@ -83,6 +84,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
       "check-only", po::bool_switch(&options.check_only),
       "correctness against cuBLAS only, no microbenchmarks or timing; with --quick at sizes "
       "1, 17, 127x129x131, 300x512x1000 for every registered config")(
+      "selection", po::bool_switch(&options.selection),
+      "the selection experiment alone: cuBLAS and every registered config at the selection "
+      "shapes (no ladder or sweep sets, no microbenchmarks)")(
       "repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
       "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
       "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
@@ -116,6 +120,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   }
   if (options.warmups < 0) {
     return usage_error("--warmups must be at least 0, got " + std::to_string(options.warmups));
+  }
+  if (options.selection && options.check_only) {
+    return usage_error("--selection times its cases; it cannot go with --check-only");
   }
   if ((options.ncu || !options.ncu_kernels_regex.empty()) && options.check_only) {
     return usage_error("--ncu profiles timed cases; it cannot go with --check-only");
@@ -344,6 +351,7 @@ int run(const Options& options, const std::string& command_line) {
   PlanOptions plan_options;
   plan_options.quick = options.quick;
   plan_options.check_only = options.check_only;
+  plan_options.selection = options.selection;
   plan_options.ncu = options.ncu || !options.ncu_kernels_regex.empty();
   plan_options.kernels_regex = options.kernels_regex;
   plan_options.ncu_kernels_regex = options.ncu_kernels_regex;
@@ -355,6 +363,7 @@ int run(const Options& options, const std::string& command_line) {
   c.mode =
       std::string(options.quick ? "quick" : "full") + (options.check_only ? " check-only" : "");
   if (c.mode == "full check-only") c.mode = "check-only";
+  if (options.selection) c.mode = options.quick ? "quick selection" : "selection";
   c.command_line = command_line;
   c.gpu_name = device.name;
   c.spec_id = spec.id;
@@ -383,7 +392,7 @@ int run(const Options& options, const std::string& command_line) {
             << c.compute_capability << ", " << device.sm_count << " SMs), " << plan.size()
             << " cases, mode " << c.mode << ", clock source: " << clock.source() << std::endl;
 
-  if (!options.check_only) {
+  if (!options.check_only && !options.selection) {
     const MicrobenchResults results =
         run_microbenchmarks([](const std::string& line) { std::cout << line << std::endl; });
     m.microbenchmarks =

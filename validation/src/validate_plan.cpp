@@ -132,6 +132,13 @@ std::vector<Problem> training_sweep_problems(bool quick) {
   return {cube(2048), {512, 2048, 4096}};
 }
 
+std::vector<Problem> selection_problems(bool quick) {
+  if (quick) return {cube(1000), {256, 1024, 1024}};
+  return {cube(512),          cube(1024),          cube(2048),         cube(4096),
+          {256, 4096, 4096},  {4096, 256, 4096},   {8192, 1024, 1024}, {4096, 4096, 256},
+          {128, 128, 16384},  cube(1000),          {1999, 3001, 1537}};
+}
+
 std::vector<Problem> check_problems() {
   return {cube(1), cube(17), {127, 129, 131}, {300, 512, 1000}};
 }
@@ -155,8 +162,21 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
   const NameFilter kernels_filter(options.kernels_regex);
   const NameFilter ncu_filter(options.ncu_kernels_regex);
   std::vector<PlannedCase> plan;
-  add_ladder_set(options, kernels_filter, plan);
-  if (!(options.check_only && options.quick)) {
+  if (options.selection) {
+    for (const Problem& problem : selection_problems(options.quick)) {
+      if (kernels_filter(std::string(kCublasKernel))) {
+        plan.push_back({CaseSpec{std::nullopt, problem, RasterOrder{}}, CaseSet::kSelection, false});
+      }
+      for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+        const kernels::TileConfig& config = kernels::kRegistry[i].config;
+        if (!kernels_filter(kernels::kernel_id(config))) continue;
+        plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSelection, false});
+      }
+    }
+  } else {
+    add_ladder_set(options, kernels_filter, plan);
+  }
+  if (!options.selection && !(options.check_only && options.quick)) {
     add_sweep_set(sweep_problems(options.quick), CaseSet::kSweep, kernels_filter, plan);
     add_sweep_set(training_sweep_problems(options.quick), CaseSet::kTrainingSweep, kernels_filter,
                   plan);

@@ -25,6 +25,9 @@ struct PlanOptions {
   bool quick = false;       // a few small sizes (smoke tests)
   bool check_only = false;  // correctness only: the check set (with quick) or every case
   bool ncu = false;         // mark the Nsight Compute subset
+  /// The selection set alone: cuBLAS and every registered config (one raster order each,
+  /// sweep_raster) at selection_problems(); no other set.
+  bool selection = false;
   /// ECMAScript regex searched in each kernel id ("cublas" for cuBLAS); empty: every kernel.
   std::string kernels_regex;
   /// Overrides the Nsight Compute subset's kernels (same matching); empty: the default, the
@@ -39,6 +42,10 @@ std::vector<gemm::Problem> sweep_problems(bool quick);
 /// Training-sweep sizes (every config of rungs 4+, like the sweep, but in the model's training
 /// split): 2048^3 and 512 x 2048 x 4096 (below one wave for large tiles); quick: none.
 std::vector<gemm::Problem> training_sweep_problems(bool quick);
+/// The selection experiment's shapes (issue: square, skinny, tall, odd, small; at least 10):
+/// 512^3, 1024^3, 2048^3, 4096^3, 256x4096x4096, 4096x256x4096, 8192x1024x1024,
+/// 4096x4096x256, 128x128x16384, 1000^3, 1999x3001x1537; quick: 1000^3 and 256x1024x1024.
+std::vector<gemm::Problem> selection_problems(bool quick);
 /// Correctness-only sizes for --quick --check-only: 1, 17, 127x129x131, 300x512x1000.
 std::vector<gemm::Problem> check_problems();
 /// The raster orders a config is measured under in the ladder set: all four for rungs 7-10

@@ -477,6 +477,13 @@ struct Prediction {
 Prediction predict(const GpuSpec& gpu, const PredictInput& input,
                    const Calibration& calibration = {});
 
+/// predict() with the kernel's anatomy computed beforehand: `anatomy` must be
+/// kernel_anatomy(input.problem, input.config (threads filled in), gpu's shared-memory banks).
+/// The anatomy does not depend on the raster order, so a ranker computes it once per config
+/// and problem and reuses it across raster orders.
+Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration,
+                   const KernelAnatomy& anatomy);
+
 // ---- fitting ----------------------------------------------------------------------------------
 
 /// One measured case for the fit: its uncalibrated terms (Prediction::terms) and its time.

@@ -103,6 +103,7 @@ enum class CaseSet {
   kSweep,          // the tile-config sweep at 4096^3 and one skinny shape
   kTrainingSweep,  // the same sweep at other shapes (2048^3, 512x2048x4096): training cases
   kCheck,          // --check-only: correctness at small sizes, never timed
+  kSelection,      // --selection: every registered config at the selection shapes (tuner test)
 };
 std::string_view to_string(CaseSet set);
 std::optional<CaseSet> parse_case_set(std::string_view text);

@@ -1,0 +1,168 @@
+#include "roofcast/tune/rank.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "roofcast/calibration.hpp"
+#include "roofcast/kernels/registry.hpp"
+#include "roofcast/traffic.hpp"
+
+namespace roofcast::tune {
+
+namespace {
+
+/// (time, index) of a kept candidate: what the sort moves.
+struct Scored {
+  double time_s = 0;
+  std::size_t index = 0;
+};
+
+bool faster(const Scored& a, const Scored& b) {
+  return a.time_s < b.time_s || (a.time_s == b.time_s && a.index < b.index);
+}
+
+std::optional<PruneReason> prune_reason(const PruneRules& rules, const Candidate& candidate,
+                                        const Prediction& p) {
+  if (!p.launchable) return PruneReason::kNotLaunchable;
+  if (rules.drop_spilling && p.spill.bytes_per_thread > 0) return PruneReason::kSpills;
+  if (p.occupancy.occupancy < rules.min_occupancy) return PruneReason::kLowOccupancy;
+  if (p.occupancy.blocks_per_sm < rules.min_blocks_per_sm) return PruneReason::kFewBlocks;
+  if (rules.drop && rules.drop(candidate, p)) return PruneReason::kPredicate;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(PruneReason reason) {
+  switch (reason) {
+    case PruneReason::kNotLaunchable:
+      return "not_launchable";
+    case PruneReason::kSpills:
+      return "spills";
+    case PruneReason::kLowOccupancy:
+      return "low_occupancy";
+    case PruneReason::kFewBlocks:
+      return "few_blocks";
+    case PruneReason::kPredicate:
+      return "predicate";
+  }
+  return "unknown";
+}
+
+Explanation explain(const Prediction& p) {
+  Explanation e;
+  e.registers_per_thread = p.registers_per_thread;
+  e.registers_estimated = p.registers_estimated;
+  e.spill_bytes_per_thread = p.spill.bytes_per_thread;
+  e.shared_memory_bytes = p.shared_memory_bytes;
+  e.threads = p.config.threads;
+  e.blocks_per_sm = p.occupancy.blocks_per_sm;
+  e.occupancy_limiters = p.occupancy.limiters;
+  e.occupancy = p.occupancy.occupancy;
+  e.grid_blocks = p.waves.grid_blocks;
+  e.waves = p.waves.waves;
+  e.tail_efficiency = p.waves.tail_efficiency;
+  e.l2_hit_rate = p.l2.hit_rate;
+  e.binding_term = p.binding;
+  e.binding_level = p.roofline.binding;
+  e.roofline_TFLOPS = p.roofline.attainable_TFLOPS;
+  return e;
+}
+
+Calibration default_calibration(const GpuSpec& gpu, bool* calibrated) {
+  const std::optional<StoredCalibration> stored = embedded_calibration(gpu.id);
+  if (calibrated != nullptr) *calibrated = stored.has_value();
+  return stored ? stored->parameters : Calibration{};
+}
+
+PredictInput predict_input(const Candidate& candidate, const gemm::Problem& problem,
+                           bool c_is_read) {
+  PredictInput in;
+  in.problem = problem;
+  in.config = candidate.config;
+  if (in.config.threads <= 0) in.config.threads = derived_threads(in.config);
+  in.raster = candidate.raster;
+  in.shared_memory_bytes = kernels::shared_memory_bytes(in.config);
+  in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(in.config);
+  in.registers_per_thread = candidate.registers_per_thread;
+  in.spill_bytes_per_thread = candidate.spill_bytes_per_thread;
+  in.c_is_read = c_is_read;
+  return in;
+}
+
+Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
+             const std::vector<Candidate>& candidates, const RankOptions& options) {
+  if (problem.m < 1 || problem.n < 1 || problem.k < 1) {
+    throw std::invalid_argument("rank: problem M, N and K must be >= 1 (got " +
+                                std::to_string(problem.m) + "x" + std::to_string(problem.n) +
+                                "x" + std::to_string(problem.k) + ")");
+  }
+  const PruneRules& rules = options.prune;
+  if (!(rules.min_occupancy >= 0 && rules.min_occupancy <= 1)) {
+    throw std::invalid_argument("rank: PruneRules.min_occupancy must be in 0..1 (got " +
+                                std::to_string(rules.min_occupancy) + ")");
+  }
+  if (rules.min_blocks_per_sm < 0) {
+    throw std::invalid_argument("rank: PruneRules.min_blocks_per_sm must be >= 0 (got " +
+                                std::to_string(rules.min_blocks_per_sm) + ")");
+  }
+  Ranking r;
+  r.gpu_id = gpu.id;
+  r.problem = problem;
+  r.calibration = options.calibration ? *options.calibration
+                                      : default_calibration(gpu, &r.calibrated);
+  if (options.calibration) r.calibrated = true;
+  r.candidates = candidates.size();
+
+  std::vector<Scored> scored;
+  scored.reserve(candidates.size());
+  // One anatomy per run of adjacent candidates with the same tile config.
+  KernelAnatomy anatomy;
+  gemm::TileConfig anatomy_config{};
+  bool have_anatomy = false;
+  const bool explain_all = options.top == 0;
+  if (explain_all) r.ranked.reserve(candidates.size());
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    const PredictInput in = predict_input(c, problem, options.c_is_read);
+    if (const char* rule = kernels::violated_rule(in.config)) {
+      throw std::invalid_argument("rank: candidate " + std::to_string(i) + " (" +
+                                  kernels::kernel_id(in.config) + ") breaks a tile rule: " + rule);
+    }
+    if (!have_anatomy || !(anatomy_config == in.config)) {
+      anatomy = kernel_anatomy(problem, in.config, gpu.sm.shared_memory_banks);
+      anatomy_config = in.config;
+      have_anatomy = true;
+    }
+    const Prediction p = predict(gpu, in, r.calibration, anatomy);
+    if (const std::optional<PruneReason> reason = prune_reason(rules, c, p)) {
+      ++r.pruned_by_reason[static_cast<int>(*reason)];
+      if (options.list_pruned) r.pruned.push_back(Pruned{i, *reason});
+      continue;
+    }
+    scored.push_back(Scored{p.time_s, i});
+    if (explain_all) r.ranked.push_back(Ranked{i, c, p.time_s, p.tflops, explain(p)});
+  }
+  r.kept = scored.size();
+
+  if (explain_all) {
+    std::stable_sort(r.ranked.begin(), r.ranked.end(), [](const Ranked& a, const Ranked& b) {
+      return a.time_s < b.time_s;
+    });
+    return r;
+  }
+  // Keep the `top` fastest, then predict those again for their explanations.
+  const std::size_t keep = std::min(options.top, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep),
+                    scored.end(), faster);
+  r.ranked.reserve(keep);
+  for (std::size_t j = 0; j < keep; ++j) {
+    const Candidate& c = candidates[scored[j].index];
+    const Prediction p = predict(gpu, predict_input(c, problem, options.c_is_read), r.calibration);
+    r.ranked.push_back(Ranked{scored[j].index, c, p.time_s, p.tflops, explain(p)});
+  }
+  return r;
+}
+
+}  // namespace roofcast::tune
