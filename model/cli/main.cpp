@@ -10,6 +10,8 @@
 //                    column_major|grouped|z_order [--group G]] [--regs N [--spill-bytes B]]
 //                    [--beta X] [--l2-model roofcast|published] [--json]
 //   roofcast roofline (--gpu ID|FILE.json | --spec FILE) [--json]
+//   roofcast selection (--gpu ID|FILE.json | --spec FILE) [--measurements FILE]
+//                      [--training FILE] [--report DIR] [--json]
 //   roofcast rank (--gpu ID|FILE.json | --spec FILE) --problems FILE [--top N]
 //                 [--space enumerated|registry] [--rungs 7,8,9] [--rasters row_major,grouped:8]
 //                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--uncalibrated] [--json]
@@ -30,12 +32,14 @@
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
 #include "rank_views.hpp"
+#include "selection_views.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/tune/problems.hpp"
+#include "roofcast/validation/selection.hpp"
 #include "roofcast/tune/rank.hpp"
 #include "roofcast/tune/space.hpp"
 #include "views.hpp"
@@ -64,6 +68,8 @@ const char* const kUsage =
     "  roofline    a GPU's roofline ceilings (spec and measured) and ridge points\n"
     "  accuracy    the model against a committed measurement: fit, errors, ranking, L2\n"
     "  rank        rank a config space for a batch of problems (the tuner API)\n"
+    "  selection   the selection experiment: roofcast's and three baselines' first choices\n"
+    "              against the measured best config per shape\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
@@ -691,6 +697,71 @@ int run_rank(const std::vector<std::string>& args) {
   return 0;
 }
 
+int run_selection(const std::vector<std::string>& args) {
+  po::options_description desc(
+      "roofcast selection: for each shape of a selection measurement (roofcast-validate "
+      "--selection), the first choice of roofcast's ranking and of three baselines (highest "
+      "occupancy, largest tile, Triton's former formula) against the measured best");
+  add_common(desc);
+  add_gpu_options(desc);
+  desc.add_options()("measurements", po::value<std::string>(),
+                     "the selection JSON (default: data/measurements/<gpu id>/sgemm-selection.json)")(
+      "training", po::value<std::string>(),
+      "the measurement the calibration was fitted on, to count trained cases (default: "
+      "data/measurements/<gpu id>/sgemm-ladder.json)")(
+      "report", po::value<std::string>(),
+      "write DIR/selection.md and its SVG figures (gnuplot)");
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const roofcast::GpuSpec gpu = gpu_from(vm);
+  const std::string dir = "data/measurements/" + gpu.id + "/";
+  roofcast::views::SelectionSources sources;
+  sources.measurement_path =
+      vm.count("measurements") ? vm["measurements"].as<std::string>() : dir + "sgemm-selection.json";
+  sources.training_path =
+      vm.count("training") ? vm["training"].as<std::string>() : dir + "sgemm-ladder.json";
+  sources.calibration_path = "data/calibration/" + gpu.id + ".json";
+  const auto stored = roofcast::embedded_calibration(gpu.id);
+  if (!stored) {
+    throw std::runtime_error("no committed calibration for " + gpu.id + " (" +
+                             sources.calibration_path +
+                             "): the selection experiment ranks with the calibrated model");
+  }
+  const auto selection = roofcast::validation::load_ladder_measurement(sources.measurement_path);
+  const auto training = roofcast::validation::load_ladder_measurement(sources.training_path);
+  const auto estimated = roofcast::validation::evaluate_selection(
+      gpu, selection, stored->parameters, &training,
+      roofcast::validation::RegisterSource::kEstimated);
+  const auto ptxas = roofcast::validation::evaluate_selection(
+      gpu, selection, stored->parameters, &training, roofcast::validation::RegisterSource::kPtxas);
+  if (vm.count("report")) {
+    const std::filesystem::path out_dir = vm["report"].as<std::string>();
+    std::filesystem::create_directories(out_dir);
+    const std::string top1 = "selection-top1.svg";
+    const std::string scatter = "selection-predicted-vs-measured.svg";
+    draw_with_gnuplot(roofcast::views::selection_top1_gnuplot(estimated, (out_dir / top1).string()),
+                      (out_dir / top1).string());
+    draw_with_gnuplot(
+        roofcast::views::selection_scatter_gnuplot(estimated, (out_dir / scatter).string()),
+        (out_dir / scatter).string());
+    const std::string md_path = (out_dir / "selection.md").string();
+    std::ofstream md(md_path);
+    if (!(md << roofcast::views::selection_markdown(estimated, ptxas, sources, top1, scatter))) {
+      throw std::runtime_error("cannot write " + md_path);
+    }
+    std::cerr << "wrote " << md_path << "\n";
+  }
+  if (vm.count("json")) {
+    std::cout << roofcast::views::selection_json(estimated, ptxas).dump(1) << "\n";
+  } else {
+    std::cout << roofcast::views::selection_text(estimated, ptxas);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::vector<std::string> all(argv + 1, argv + argc);
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
@@ -708,6 +779,7 @@ int main(int argc, char** argv) {
     if (command == "roofline") return run_roofline(args);
     if (command == "accuracy") return run_accuracy(args);
     if (command == "rank") return run_rank(args);
+    if (command == "selection") return run_selection(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

@@ -1,0 +1,142 @@
+// `roofcast rank` (batch ranking for tuners) and `roofcast selection` (the selection
+// experiment's report, regenerated from the committed measurement and compared with the
+// committed reports/h200-sxm/selection.md).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/cli_runner.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using roofcast::test::CliRun;
+using roofcast::test::expect_error;
+using roofcast::test::read_file;
+using roofcast::test::run_cli;
+
+fs::path write_temp(const std::string& name, const std::string& text) {
+  const fs::path path = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* const kProblems = R"({"schema_version": 1, "problems": [
+  {"name": "square", "m": 4096, "n": 4096, "k": 4096},
+  {"name": "skinny", "m": 256, "n": 4096, "k": 4096}]})";
+
+TEST(RankCli, JsonListsTheTopConfigsPerProblemFastestFirst) {
+  const fs::path problems = write_temp("problems.json", kProblems);
+  const CliRun run = run_cli("rank --gpu h200-sxm --problems '" + problems.string() +
+                             "' --top 4 --rungs 8,9 --rasters grouped:8 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("gpu"), "h200-sxm");
+  EXPECT_TRUE(j.at("calibrated").get<bool>());
+  ASSERT_EQ(j.at("problems").size(), 2u);
+  for (const auto& p : j.at("problems")) {
+    const auto& ranked = p.at("ranked");
+    ASSERT_EQ(ranked.size(), 4u);
+    double previous = 0;
+    for (const auto& r : ranked) {
+      const int rung = r.at("config").at("rung");
+      EXPECT_TRUE(rung == 8 || rung == 9);
+      EXPECT_EQ(r.at("raster"), "grouped:8");
+      EXPECT_GE(r.at("predicted_time_s").get<double>(), previous);
+      previous = r.at("predicted_time_s");
+      EXPECT_GT(r.at("explanation").at("blocks_per_sm").get<int>(), 0);
+      EXPECT_FALSE(r.at("explanation").at("binding_term").get<std::string>().empty());
+    }
+    EXPECT_GT(p.at("candidates").get<int>(), 100);
+  }
+  EXPECT_EQ(j.at("problems")[1].at("name"), "skinny");
+  fs::remove(problems);
+}
+
+TEST(RankCli, RegistrySpaceAndPruningFlags) {
+  const fs::path problems = write_temp("problems2.json", kProblems);
+  const CliRun run = run_cli("rank --gpu h200-sxm --problems '" + problems.string() +
+                             "' --space registry --min-blocks 2 --drop-spilling --top 0 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  for (const auto& p : j.at("problems")) {
+    EXPECT_GT(p.at("pruned").at("few_blocks").get<int>(), 0);
+    EXPECT_EQ(p.at("ranked").size(), p.at("kept").get<std::size_t>());
+    for (const auto& r : p.at("ranked")) {
+      EXPECT_GE(r.at("explanation").at("blocks_per_sm").get<int>(), 2);
+    }
+  }
+  const CliRun text = run_cli("rank --gpu h200-sxm --problems '" + problems.string() + "' --top 3");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("square (4096x4096x4096)"), std::string::npos) << text.out;
+  fs::remove(problems);
+}
+
+TEST(RankCli, BadInputNamesTheProblem) {
+  const fs::path problems = write_temp("problems3.json", kProblems);
+  const std::string p = " --problems '" + problems.string() + "'";
+  expect_error("rank --gpu h200-sxm", 2, "--problems");
+  expect_error("rank --gpu h200-sxm" + p + " --rungs 4,x", 2, "'x' is not a rung");
+  expect_error("rank --gpu h200-sxm" + p + " --rungs 11", 2, "'11' is not a rung");
+  expect_error("rank --gpu h200-sxm" + p + " --rasters z_order", 2, "not a launch order");
+  expect_error("rank --gpu h200-sxm" + p + " --space all", 2, "--space");
+  expect_error("rank --gpu h200-sxm" + p + " --min-occupancy 2", 2, "--min-occupancy");
+  expect_error("rank --gpu h200-sxm" + p + " --top -1", 2, "--top");
+  const fs::path bad = write_temp("bad_problems.json",
+                                  R"({"schema_version": 1, "problems": [{"m": 0, "n": 1, "k": 1}]})");
+  expect_error("rank --gpu h200-sxm --problems '" + bad.string() + "'", 1, "problems[0].m");
+  expect_error("rank --gpu h200-sxm --problems /nonexistent.json", 1, "/nonexistent.json");
+  fs::remove(problems);
+  fs::remove(bad);
+}
+
+TEST(SelectionCli, CommittedReportIsRegeneratedExactly) {
+  // Run from the repository root: the report names its inputs by repository path.
+  const fs::path root = fs::path(ROOFCAST_DATA_DIR).parent_path();
+  const fs::path out = fs::temp_directory_path() / ("roofcast_selection_" + std::to_string(::getpid()));
+  const fs::path previous = fs::current_path();
+  fs::current_path(root);
+  const CliRun run = run_cli("selection --gpu h200-sxm --report '" + out.string() + "'");
+  fs::current_path(previous);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string regenerated = read_file(out / "selection.md");
+  const std::string committed = read_file(root / "reports/h200-sxm/selection.md");
+  EXPECT_EQ(regenerated, committed)
+      << "reports/h200-sxm/selection.md is stale: run `build/model/cli/roofcast selection --gpu "
+         "h200-sxm --report reports/h200-sxm` from the repository root";
+  EXPECT_TRUE(fs::file_size(out / "selection-top1.svg") > 0);
+  EXPECT_TRUE(fs::file_size(out / "selection-predicted-vs-measured.svg") > 0);
+  fs::remove_all(out);
+}
+
+TEST(SelectionCli, RoofcastBeatsEveryBaselineOnTheCommittedRun) {
+  // Regression guard on the committed H200 selection run: roofcast's worst and mean top-1 and
+  // its mean Spearman stay above each baseline's.
+  const fs::path root = fs::path(ROOFCAST_DATA_DIR).parent_path();
+  const fs::path previous = fs::current_path();
+  fs::current_path(root);
+  const CliRun run = run_cli("selection --gpu h200-sxm --json");
+  fs::current_path(previous);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json summary = nlohmann::json::parse(run.out).at("estimated_registers").at("summary");
+  const auto& ours = summary.at("roofcast");
+  for (const char* baseline : {"highest_occupancy", "largest_tile", "triton_formula"}) {
+    const auto& theirs = summary.at(baseline);
+    EXPECT_GT(ours.at("mean_top1_of_best").get<double>(), theirs.at("mean_top1_of_best").get<double>())
+        << baseline;
+    EXPECT_GT(ours.at("mean_spearman").get<double>(), theirs.at("mean_spearman").get<double>())
+        << baseline;
+  }
+  EXPECT_GE(ours.at("min_best_of_top5_of_best").get<double>(), 0.97);
+}
+
+TEST(SelectionCli, MissingMeasurementIsAnError) {
+  expect_error("selection --gpu h200-sxm --measurements /nonexistent/sel.json", 1,
+               "/nonexistent/sel.json");
+}
+
+}  // namespace
