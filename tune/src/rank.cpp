@@ -1,8 +1,10 @@
 #include "roofcast/tune/rank.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
@@ -16,6 +18,22 @@ namespace {
 struct Scored {
   double time_s = 0;
   std::size_t index = 0;
+};
+
+/// A tile config's fields as a hashable key (threads filled in).
+using ConfigKey = std::array<int, 13>;
+
+ConfigKey key_of(const gemm::TileConfig& c) {
+  return {c.rung, static_cast<int>(c.layout), c.bm, c.bn, c.bk, c.tm, c.tn, c.wm, c.wn,
+          c.threads, c.stages, c.vector_width, c.cluster};
+}
+
+struct ConfigKeyHash {
+  std::size_t operator()(const ConfigKey& key) const {
+    std::size_t h = 1469598103934665603ULL;  // FNV-1a over the fields
+    for (int v : key) h = (h ^ static_cast<std::size_t>(static_cast<unsigned>(v))) * 1099511628211ULL;
+    return h;
+  }
 };
 
 bool faster(const Scored& a, const Scored& b) {
@@ -117,10 +135,12 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
 
   std::vector<Scored> scored;
   scored.reserve(candidates.size());
-  // One anatomy per run of adjacent candidates with the same tile config.
-  KernelAnatomy anatomy;
+  // One anatomy per distinct tile config (it depends on the config and the problem, not on the
+  // raster order or the registers): the last one is kept for runs of adjacent candidates,
+  // the others in a map.
+  std::unordered_map<ConfigKey, KernelAnatomy, ConfigKeyHash> anatomies;
+  const KernelAnatomy* anatomy = nullptr;
   gemm::TileConfig anatomy_config{};
-  bool have_anatomy = false;
   const bool explain_all = options.top == 0;
   if (explain_all) r.ranked.reserve(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -130,12 +150,13 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
       throw std::invalid_argument("rank: candidate " + std::to_string(i) + " (" +
                                   kernels::kernel_id(in.config) + ") breaks a tile rule: " + rule);
     }
-    if (!have_anatomy || !(anatomy_config == in.config)) {
-      anatomy = kernel_anatomy(problem, in.config, gpu.sm.shared_memory_banks);
+    if (anatomy == nullptr || !(anatomy_config == in.config)) {
+      const auto [it, added] = anatomies.try_emplace(key_of(in.config));
+      if (added) it->second = kernel_anatomy(problem, in.config, gpu.sm.shared_memory_banks);
+      anatomy = &it->second;
       anatomy_config = in.config;
-      have_anatomy = true;
     }
-    const Prediction p = predict(gpu, in, r.calibration, anatomy);
+    const Prediction p = predict(gpu, in, r.calibration, *anatomy);
     if (const std::optional<PruneReason> reason = prune_reason(rules, c, p)) {
       ++r.pruned_by_reason[static_cast<int>(*reason)];
       if (options.list_pruned) r.pruned.push_back(Pruned{i, *reason});

@@ -4,9 +4,9 @@
 // and roofline level, registers and spills).
 //
 // Cost: one prediction per candidate, the config's kernel anatomy (bank-conflict and
-// coalescing analysis) computed once per run of adjacent candidates that share a tile config
-// (with_raster_orders keeps them adjacent); with `top` set only the kept ones are explained.
-// model/bench (rank_bench) measures the rate.
+// coalescing analysis) computed once per distinct tile config in the list (the raster orders
+// of a config share it); with `top` set only the kept ones are explained. tune/bench
+// (rank_bench) measures the rate.
 #pragma once
 
 #include <array>
