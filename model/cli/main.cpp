@@ -14,7 +14,8 @@
 //                      [--training FILE] [--report DIR] [--json]
 //   roofcast rank (--gpu ID|FILE.json | --spec FILE) --problems FILE [--top N]
 //                 [--space enumerated|registry] [--rungs 7,8,9] [--rasters row_major,grouped:8]
-//                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--uncalibrated] [--json]
+//                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--all-rasters]
+//                 [--uncalibrated] [--json]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -609,6 +610,7 @@ int run_rank(const std::vector<std::string>& args) {
       "min-occupancy", po::value<double>()->default_value(0), "drop configs below this (0..1)")(
       "min-blocks", po::value<int>()->default_value(0), "drop configs with fewer blocks per SM")(
       "drop-spilling", "drop configs whose estimated registers spill")(
+      "all-rasters", "list every raster order of a config (default: only its fastest)")(
       "uncalibrated", "ignore the GPU's committed calibration (data/calibration)");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
@@ -679,6 +681,7 @@ int run_rank(const std::vector<std::string>& args) {
   options.prune.min_occupancy = min_occupancy;
   options.prune.min_blocks_per_sm = min_blocks;
   options.prune.drop_spilling = vm.count("drop-spilling") != 0U;
+  options.best_raster_only = vm.count("all-rasters") == 0U;
   roofcast::views::RankReport report;
   report.gpu_id = gpu.id;
   report.space = space;

@@ -50,6 +50,7 @@ std::string rank_text(const RankReport& report) {
           << r.pruned_by_reason[reason];
       first = false;
     }
+    if (r.other_rasters > 0) out << "; " << r.other_rasters << " slower raster orders folded";
     out << (r.calibrated ? "" : "; uncalibrated model") << "\n";
     std::snprintf(line, sizeof line, "%4s  %-54s %-12s %7s %10s %4s %-20s %5s %5s %5s %5s %-13s\n",
                   "#", "kernel", "raster", "TFLOPS", "time_us", "blk", "occupancy limiter",
@@ -114,6 +115,7 @@ nlohmann::json rank_json(const RankReport& report) {
                         {"k", np.problem.k},
                         {"candidates", r.candidates},
                         {"kept", r.kept},
+                        {"other_rasters", r.other_rasters},
                         {"pruned", pruned},
                         {"ranked", ranked}});
   }

@@ -165,6 +165,33 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
     scored.push_back(Scored{p.time_s, i});
     if (explain_all) r.ranked.push_back(Ranked{i, c, p.time_s, p.tflops, explain(p)});
   }
+  if (options.best_raster_only) {
+    // Keep each tile config's fastest candidate (the first on ties).
+    std::unordered_map<ConfigKey, std::size_t, ConfigKeyHash> best;  // key -> position in scored
+    std::vector<bool> keep(scored.size(), false);
+    for (std::size_t j = 0; j < scored.size(); ++j) {
+      gemm::TileConfig config = candidates[scored[j].index].config;
+      if (config.threads <= 0) config.threads = derived_threads(config);
+      const auto [it, added] = best.try_emplace(key_of(config), j);
+      if (added) {
+        keep[j] = true;
+      } else if (scored[j].time_s < scored[it->second].time_s) {
+        keep[it->second] = false;
+        keep[j] = true;
+        it->second = j;
+      }
+    }
+    std::vector<Scored> reduced;
+    std::vector<Ranked> reduced_ranked;
+    for (std::size_t j = 0; j < scored.size(); ++j) {
+      if (!keep[j]) continue;
+      reduced.push_back(scored[j]);
+      if (explain_all) reduced_ranked.push_back(std::move(r.ranked[j]));
+    }
+    r.other_rasters = scored.size() - reduced.size();
+    scored = std::move(reduced);
+    if (explain_all) r.ranked = std::move(reduced_ranked);
+  }
   r.kept = scored.size();
 
   if (explain_all) {

@@ -207,6 +207,32 @@ TEST(Rank, BadInputIsRefused) {
   }
 }
 
+TEST(Rank, BestRasterOnlyKeepsEachConfigsFastestOrder) {
+  const GpuSpec& gpu = embedded_spec("h200-sxm");
+  const gemm::Problem problem{4096, 4096, 4096};
+  const std::vector<Candidate> candidates = small_space();
+  const tune::Ranking all = tune::rank(gpu, problem, candidates);
+  RankOptions options;
+  options.best_raster_only = true;
+  const tune::Ranking best = tune::rank(gpu, problem, candidates, options);
+  std::size_t pruned = 0;
+  for (std::size_t n : best.pruned_by_reason) pruned += n;
+  EXPECT_EQ(best.kept + best.other_rasters + pruned, candidates.size());
+  EXPECT_GT(best.other_rasters, 0u);
+  std::set<std::string> ids;
+  for (const tune::Ranked& x : best.ranked) {
+    EXPECT_TRUE(ids.insert(kernels::kernel_id(x.candidate.config)).second);
+    // No candidate of the same config in the full ranking is faster.
+    for (const tune::Ranked& y : all.ranked) {
+      if (y.candidate.config == x.candidate.config) EXPECT_GE(y.time_s, x.time_s);
+    }
+  }
+  options.top = 3;
+  const tune::Ranking top = tune::rank(gpu, problem, candidates, options);
+  ASSERT_EQ(top.ranked.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(top.ranked[i].index, best.ranked[i].index);
+}
+
 TEST(Rank, EmptyCandidateListGivesAnEmptyRanking) {
   const tune::Ranking r = tune::rank(embedded_spec("h200-sxm"), {64, 64, 64}, {});
   EXPECT_EQ(r.candidates, 0u);

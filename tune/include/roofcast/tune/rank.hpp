@@ -94,6 +94,9 @@ struct RankOptions {
   /// either way).
   bool list_pruned = true;
   bool c_is_read = false;  // beta != 0
+  /// Keep only each tile config's fastest raster order (the others are counted in
+  /// Ranking::other_rasters): a top-N list of N different kernels.
+  bool best_raster_only = false;
 };
 
 struct Ranking {
@@ -105,7 +108,11 @@ struct Ranking {
   std::vector<Ranked> ranked;  // fastest first; equal times keep candidate order
   std::vector<Pruned> pruned;  // in candidate order
   std::array<std::size_t, kPruneReasonCount> pruned_by_reason{};
-  std::size_t kept = 0;  // candidates that survived pruning (ranked.size() without `top`)
+  /// Candidates that survived pruning (ranked.size() without `top`), after best_raster_only.
+  std::size_t kept = 0;
+  /// With best_raster_only: survivors dropped for a faster raster order of the same config.
+  /// candidates = kept + other_rasters + every pruned_by_reason.
+  std::size_t other_rasters = 0;
 };
 
 /// The calibration rank() uses when RankOptions::calibration is empty.
