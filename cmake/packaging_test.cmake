@@ -1,0 +1,15 @@
+# CPU test of the installed package: install this build into a scratch prefix, then build and
+# run examples/consumer against it twice, through find_package(roofcast) and through
+# pkg-config (cmake/test_consumer.cmake does the work).
+find_program(ROOFCAST_PKG_CONFIG_EXECUTABLE pkg-config)
+add_test(NAME packaging_consumer
+  COMMAND ${CMAKE_COMMAND}
+    -DBUILD_DIR=${PROJECT_BINARY_DIR}
+    -DSOURCE_DIR=${PROJECT_SOURCE_DIR}/examples/consumer
+    -DWORK_DIR=${PROJECT_BINARY_DIR}/packaging-test
+    -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+    -DGENERATOR=${CMAKE_GENERATOR}
+    -DPKG_CONFIG=${ROOFCAST_PKG_CONFIG_EXECUTABLE}
+    -P ${PROJECT_SOURCE_DIR}/cmake/test_consumer.cmake)
+# A CMake configure and two compiles of one file: well under a minute.
+set_tests_properties(packaging_consumer PROPERTIES LABELS cpu TIMEOUT 300)
