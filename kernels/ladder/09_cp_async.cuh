@@ -18,12 +18,6 @@
 // with unpredicated copies from per-thread pointers advanced once per stage; edge blocks run it
 // with bounds-checked, zero-filling copies.
 //
-// The headline geometry (256 x 128 x 16, 16 x 8 thread tile, 3 stages, A through registers)
-// runs a variant (cp_async_block_mid): the stage barrier sits at k-step kMidBarrierK instead of
-// the last one, and the copies of stage t + 2 are issued after it. With the barrier at the last
-// k-step ptxas hoists that k-step's FFMAs above it, so the next stage's first fragment loads
-// follow the barrier with no FFMAs left to hide their latency (see that function).
-//
 // Tile vocabulary (rules_rungs_7_10.hpp): BM, BN, BK, WM, WN, TM, TN, threads =
 // (BM / WM) * (BN / WN) * 32, stages = 2..4, vector_width = 1 or 4, layout = padded,
 // cluster = 1.
@@ -36,6 +30,20 @@
 #include "launch_table.cuh"
 
 namespace roofcast::kernels::ladder {
+
+/// Whether config G runs the stage barrier block (A^T store, wait, barrier, next fragments)
+/// after the last stage too, with no branch around it: only the geometry it was measured on.
+/// Behind the branch ptxas hoists the last k-step's FFMAs above the barrier, and the next
+/// stage's six fragment loads follow BAR.SYNC with their first use 5-31 instructions later;
+/// without it 94 FFMAs follow the barrier and the first fragment load comes 68 instructions
+/// after it. H200, rung 9's headline (development probe, 2026-11-29,
+/// data/measurements/h200-sxm/probes/2026-11-29-rung9-search): 52.6 TFLOPS at 4096^3 and 53.0
+/// at 8192^3, against 50.9 and 51.2 with the branch and cuBLAS's 51.2 and 51.0.
+template <class G>
+__device__ __forceinline__ constexpr bool barrier_every_stage() {
+  return G::kBm == 256 && G::kBn == 128 && G::kBk == 16 && G::kTm == 16 && G::kTn == 8 &&
+         G::kStages == 3 && G::kConfig.vector_width == 4;
+}
 
 /// The K loop and epilogue of one block. kInterior (warp::block_is_interior): every stage is
 /// wholly inside A and B, so B's copies are unpredicated 16-byte cp.async (and, with
@@ -131,7 +139,9 @@ __device__ __forceinline__ void cp_async_block(const SgemmArgs& args, const warp
     for (int kk = 0; kk < G::kBk; ++kk) {
       if (kk + 1 < G::kBk) {
         warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
-      } else if (has_next) {
+      } else if (barrier_every_stage<G>() || has_next) {
+        // After the last stage this stores A^T into, and reads fragments from, a buffer that
+        // nothing reads afterwards (barrier_every_stage).
         float* next = smem + read_stage * G::kStageFloats;
         // A^T of stage t + 1 goes into a buffer last read in stage t + 1 - S <= t - 1, before
         // the barrier that ended that stage.
@@ -149,123 +159,6 @@ __device__ __forceinline__ void cp_async_block(const SgemmArgs& args, const warp
   warp::store_c<G>(acc, args, tile, place);
 }
 
-/// The k-step of the stage barrier in cp_async_block_mid. Rung 9's headline on the H200
-/// (development probe, 2026-11-29, data/measurements/h200-sxm/probes/2026-11-29-rung9-search)
-/// at 4096^3: barrier at k-step 4: 47.9 TFLOPS, 8: 49.5, 10: 51.8, 12: 52.2, 14: 50.5, 15: 50.5;
-/// the shipping loop (barrier at the last k-step, copies two stages ahead): 50.9.
-inline constexpr int kMidBarrierK = 12;
-
-/// Whether config G runs cp_async_block_mid: only the geometry it was measured on.
-template <class G>
-__device__ __forceinline__ constexpr bool uses_mid_barrier() {
-  return G::kBm == 256 && G::kBn == 128 && G::kBk == 16 && G::kTm == 16 && G::kTn == 8 &&
-         G::kStages == 3 && G::kConfig.vector_width == 4;
-}
-
-/// cp_async_block with the stage barrier moved from the last k-step to k-step kMidBarrierK.
-/// Stage t is in buffer t % 3, stage t + 1 lands in the next, stage t + 2 is copied into the
-/// third (the one stage t - 1 used). At kMidBarrierK of stage t each thread stores A^T of stage
-/// t + 1, waits for all its copies (stage t + 1, issued one stage earlier, is complete) and
-/// after the barrier issues the copies of stage t + 2: every thread finished reading stage t - 1
-/// before reaching this barrier. The first fragments of stage t + 1 are read at the last k-step
-/// like any other fragment, with no barrier in front of them, so ptxas interleaves them with
-/// FFMAs (in SASS every fragment load is >= 33 instructions before its first use; with the
-/// barrier at the last k-step six loads follow it and are used 5-31 instructions later).
-/// The price: copies run one stage ahead instead of two, and A's float4 loads have
-/// kMidBarrierK k-steps to land instead of BK.
-template <class G, bool kInterior>
-__device__ __forceinline__ void cp_async_block_mid(const SgemmArgs& args,
-                                                   const warp::BlockTile& tile) {
-  static_assert(G::kStages == 3, "one stage computed, one landing, one being refilled");
-  static_assert(G::kConfig.vector_width == 4, "A goes through registers");
-  static_assert(kMidBarrierK > 0 && kMidBarrierK < G::kBk, "the barrier sits inside a stage");
-  float* const smem = warp::shared_floats();
-  const warp::ThreadPlace place = warp::thread_place<G>();
-  const int k_tiles = warp::k_tiles<G>(args);
-  float acc[G::kTm][G::kTn];
-  warp::zero<G>(acc);
-  warp::Fragment<G> fragment[2];
-  const warp::AVectorCopies<G> a_vectors;
-  const warp::BVectorCopies<G> b_vectors;
-  const warp::BElementCopies<G> b_elements;
-  warp::AStaging<G> a_staging;
-  const std::uint32_t smem_address = warp::shared_address(smem);
-  constexpr std::uint32_t kStageBytes = 4u * G::kStageFloats;
-  const float* b_source = nullptr;
-  const float* a_source = nullptr;
-  if constexpr (kInterior) {
-    b_source = warp::interior_b_source<G>(args, tile, b_vectors);
-    a_source = warp::interior_a_source<G>(args, tile, a_vectors);
-  }
-  // B's copies of stage s into buffer `buffer` (one commit group per call site).
-  auto issue_b = [&](int s, int buffer) {
-    const std::uint32_t stage = smem_address + buffer * kStageBytes;
-    if constexpr (kInterior) {
-      warp::issue_b_async_interior<G>(stage, b_source, args.n, b_vectors);
-      b_source += static_cast<long long>(G::kBk) * args.n;
-    } else {
-      warp::issue_b_async<G>(stage, args, tile, s * G::kBk, b_vectors, b_elements);
-    }
-  };
-  // A's float4 loads of stage s into the staging registers; interior blocks move a_source to
-  // stage s first (s = 1, 2, ... in turn).
-  auto load_a = [&](int s) {
-    if constexpr (kInterior) {
-      a_source += G::kBk;
-      warp::load_a_interior<G>(a_staging, a_source, args.k);
-    } else {
-      warp::load_a_to_registers<G>(a_staging, args, tile, s * G::kBk, a_vectors);
-    }
-  };
-
-  // Prologue: stages 0 and 1 in flight, A^T of stage 0 stored, stage 0 visible.
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    if (s < k_tiles) issue_b(s, s);
-    warp::cp_async_commit();
-  }
-  if constexpr (kInterior) {
-    warp::load_a_interior<G>(a_staging, a_source, args.k);
-  } else {
-    warp::load_a_to_registers<G>(a_staging, args, tile, 0, a_vectors);
-  }
-  warp::store_a_to_shared<G>(a_staging, smem, a_vectors);
-  warp::cp_async_wait<1>();
-  __syncthreads();
-  warp::load_fragment<G>(fragment[0], smem, 0, place);
-
-  int read_stage = 0;  // buffer of stage t
-  for (int t = 0; t < k_tiles; ++t) {
-    const float* current = smem + read_stage * G::kStageFloats;
-    const int next_stage = read_stage + 1 == 3 ? 0 : read_stage + 1;  // buffer of stage t + 1
-    const int fill_stage = next_stage + 1 == 3 ? 0 : next_stage + 1;  // ... of stage t + 2
-    float* next = smem + next_stage * G::kStageFloats;
-    const bool has_next = t + 1 < k_tiles;
-    if (has_next) load_a(t + 1);
-#pragma unroll
-    for (int kk = 0; kk < G::kBk; ++kk) {
-      if (kk == kMidBarrierK) {
-        // A^T of stage t + 1 goes into a buffer last read in stage t - 2, before the barrier
-        // of stage t - 1.
-        if (has_next) warp::store_a_to_shared<G>(a_staging, next, a_vectors);
-        warp::cp_async_wait<0>();
-        __syncthreads();
-        if (t + 2 < k_tiles) issue_b(t + 2, fill_stage);
-        warp::cp_async_commit();
-      }
-      if (kk + 1 < G::kBk) {
-        warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
-      } else if (has_next) {
-        warp::load_fragment<G>(fragment[(kk + 1) & 1], next, 0, place);
-      }
-      warp::outer_product<G>(acc, fragment[kk & 1]);
-    }
-    read_stage = next_stage;
-  }
-  warp::cp_async_wait<0>();
-  warp::store_c<G>(acc, args, tile, place);
-}
-
 template <std::size_t kIndex, class G = warp::Geometry<kIndex>>
 __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
     sgemm_cp_async(SgemmArgs args, gemm::RasterOrder raster) {
@@ -274,13 +167,7 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
                 "rung 9 pipelines 2..4 shared stages");
   static_assert(G::kBk % 2 == 0, "the two register fragments alternate over an even BK");
   const warp::BlockTile tile = warp::block_tile<G>(args, raster, static_cast<int>(blockIdx.x));
-  if constexpr (uses_mid_barrier<G>()) {
-    if (warp::block_is_interior<G>(args, tile)) {
-      cp_async_block_mid<G, true>(args, tile);
-    } else {
-      cp_async_block_mid<G, false>(args, tile);
-    }
-  } else if (warp::block_is_interior<G>(args, tile)) {
+  if (warp::block_is_interior<G>(args, tile)) {
     cp_async_block<G, true>(args, tile);
   } else {
     cp_async_block<G, false>(args, tile);
