@@ -31,6 +31,20 @@
 
 namespace roofcast::kernels::ladder {
 
+/// Whether config G runs the stage barrier block (A^T store, wait, barrier, next fragments)
+/// after the last stage too, with no branch around it: only the geometry it was measured on.
+/// Behind the branch ptxas hoists the last k-step's FFMAs above the barrier, and the next
+/// stage's six fragment loads follow BAR.SYNC with their first use 5-31 instructions later;
+/// without it 94 FFMAs follow the barrier and the first fragment load comes 68 instructions
+/// after it. H200, rung 9's headline (development probe, 2026-11-29,
+/// data/measurements/h200-sxm/probes/2026-11-29-rung9-search): 52.6 TFLOPS at 4096^3 and 53.0
+/// at 8192^3, against 50.9 and 51.2 with the branch and cuBLAS's 51.2 and 51.0.
+template <class G>
+__device__ __forceinline__ constexpr bool barrier_every_stage() {
+  return G::kBm == 256 && G::kBn == 128 && G::kBk == 16 && G::kTm == 16 && G::kTn == 8 &&
+         G::kStages == 3 && G::kConfig.vector_width == 4;
+}
+
 /// The K loop and epilogue of one block. kInterior (warp::block_is_interior): every stage is
 /// wholly inside A and B, so B's copies are unpredicated 16-byte cp.async (and, with
 /// vector_width 4, A's loads unpredicated float4s) from per-thread pointers that move BK rows
@@ -125,7 +139,9 @@ __device__ __forceinline__ void cp_async_block(const SgemmArgs& args, const warp
     for (int kk = 0; kk < G::kBk; ++kk) {
       if (kk + 1 < G::kBk) {
         warp::load_fragment<G>(fragment[(kk + 1) & 1], current, kk + 1, place);
-      } else if (has_next) {
+      } else if (barrier_every_stage<G>() || has_next) {
+        // After the last stage this stores A^T into, and reads fragments from, a buffer that
+        // nothing reads afterwards (barrier_every_stage).
         float* next = smem + read_stage * G::kStageFloats;
         // A^T of stage t + 1 goes into a buffer last read in stage t + 1 - S <= t - 1, before
         // the barrier that ended that stage.
