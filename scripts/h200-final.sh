@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# One device call: rung 9 against cuBLAS at the correctness sizes, then the whole ladder run
+# (scripts/h200-measure.sh) and the selection run (scripts/h200-selection.sh) with the same
+# binaries. Stops before measuring if the check fails.
+#   scripts/h200-final.sh <git-revision> <build-dir>
+set -u -o pipefail
+revision=${1:?usage: h200-final.sh <git-revision> <build-dir>}
+build=${2:?usage: h200-final.sh <git-revision> <build-dir>}
+out=${OUT:?OUT must name the output directory}
+"$build/validation/roofcast-ladder-check" --kernels '^r09' >"$out/ladder-check-r09.log" 2>&1
+check=$?
+tail -3 "$out/ladder-check-r09.log"
+if [ "$check" -ne 0 ]; then
+  echo "rung 9 check failed (exit $check): nothing measured"
+  exit "$check"
+fi
+bash scripts/h200-measure.sh "$revision" "$build" | tail -8
+mkdir -p "$out/selection"
+OUT="$out/selection" bash scripts/h200-selection.sh "$revision" "$build" | tail -3
