@@ -15,5 +15,7 @@ if [ "$check" -ne 0 ]; then
   exit "$check"
 fi
 bash scripts/h200-measure.sh "$revision" "$build" | tail -8
-mkdir -p "$out/selection"
-OUT="$out/selection" bash scripts/h200-selection.sh "$revision" "$build" | tail -3
+# At most 8 files come back from the device: the selection run's four travel as one archive.
+selection=$(mktemp -d)
+OUT="$selection" bash scripts/h200-selection.sh "$revision" "$build" | tail -3
+tar czf "$out/selection.tgz" -C "$selection" .
