@@ -1,0 +1,628 @@
+// roofcast._core: the Python binding of the model (specs, occupancy, predict) and the tuner API
+// (config space, rank). Results come back as plain dicts and lists; GPU specs, tile configs,
+// candidates and space bounds are small classes. C++ errors surface as Python exceptions with
+// their message: std::invalid_argument -> ValueError, SpecError -> roofcast.SpecError (a
+// ValueError with .file, .field, .expectation), UnknownGpuError -> roofcast.UnknownGpuError (a
+// LookupError).
+#include <pybind11/operators.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "roofcast/gemm.hpp"
+#include "roofcast/kernels/registry.hpp"
+#include "roofcast/occupancy.hpp"
+#include "roofcast/predict.hpp"
+#include "roofcast/roofline.hpp"
+#include "roofcast/spec.hpp"
+#include "roofcast/traffic.hpp"
+#include "roofcast/tune/rank.hpp"
+#include "roofcast/tune/space.hpp"
+
+namespace py = pybind11;
+
+namespace roofcast::python {
+namespace {
+
+using gemm::TileConfig;
+using tune::Candidate;
+using tune::SpaceBounds;
+
+// ---- arguments --------------------------------------------------------------------------------
+
+/// A `gpu` argument: a GpuSpec, an embedded id, or a path to a spec file ending in ".json".
+/// Embedded specs are referenced, not copied; a file is loaded into `storage`.
+const GpuSpec& as_spec(const py::handle& gpu, std::optional<GpuSpec>& storage) {
+  if (py::isinstance<GpuSpec>(gpu)) return gpu.cast<const GpuSpec&>();
+  if (py::isinstance<py::str>(gpu)) {
+    const std::string text = gpu.cast<std::string>();
+    if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) {
+      storage = load_spec_file(text);
+      return *storage;
+    }
+    return embedded_spec(text);
+  }
+  throw py::type_error("gpu: expected a GpuSpec, an embedded GPU id or a path to a .json spec");
+}
+
+gemm::Problem as_problem(const std::array<std::int64_t, 3>& mnk) {
+  return gemm::Problem{mnk[0], mnk[1], mnk[2]};
+}
+
+gemm::RasterOrder as_raster(const std::string& text) {
+  const std::optional<gemm::RasterOrder> raster = gemm::parse_raster_order(text);
+  if (!raster) {
+    throw std::invalid_argument("raster: '" + text +
+                                "' is not a raster order (row_major, column_major, grouped:G, "
+                                "z_order)");
+  }
+  return *raster;
+}
+
+gemm::SmemLayout as_layout(const std::string& text) {
+  const std::optional<gemm::SmemLayout> layout = gemm::parse_smem_layout(text);
+  if (!layout) {
+    throw std::invalid_argument("layout: '" + text + "' is not a layout (plain, padded, swizzled)");
+  }
+  return *layout;
+}
+
+Calibration calibration_for(const GpuSpec& gpu, bool calibrated, bool* used) {
+  if (!calibrated) {
+    *used = false;
+    return Calibration{};
+  }
+  return tune::default_calibration(gpu, used);
+}
+
+// ---- results as dicts -------------------------------------------------------------------------
+
+py::list limiter_list(unsigned limiters) {
+  py::list names;
+  for (Limiter bit : {kLimitWarps, kLimitRegisters, kLimitSharedMemory, kLimitBlocks}) {
+    if ((limiters & bit) != 0) names.append(limiter_names(bit));
+  }
+  return names;
+}
+
+py::dict config_dict(const TileConfig& c) {
+  py::dict d;
+  d["rung"] = c.rung;
+  d["layout"] = std::string(gemm::to_string(c.layout));
+  d["bm"] = c.bm;
+  d["bn"] = c.bn;
+  d["bk"] = c.bk;
+  d["tm"] = c.tm;
+  d["tn"] = c.tn;
+  d["wm"] = c.wm;
+  d["wn"] = c.wn;
+  d["threads"] = c.threads;
+  d["stages"] = c.stages;
+  d["vector_width"] = c.vector_width;
+  d["cluster"] = c.cluster;
+  return d;
+}
+
+py::dict explanation_dict(const tune::Explanation& e) {
+  py::dict d;
+  d["registers_per_thread"] = e.registers_per_thread;
+  d["registers_estimated"] = e.registers_estimated;
+  d["spill_bytes_per_thread"] = e.spill_bytes_per_thread;
+  d["shared_memory_bytes"] = e.shared_memory_bytes;
+  d["threads"] = e.threads;
+  d["blocks_per_sm"] = e.blocks_per_sm;
+  d["occupancy"] = e.occupancy;
+  d["occupancy_limiter"] = limiter_names(e.occupancy_limiters);
+  d["occupancy_limiters"] = limiter_list(e.occupancy_limiters);
+  d["grid_blocks"] = e.grid_blocks;
+  d["waves"] = e.waves;
+  d["tail_efficiency"] = e.tail_efficiency;
+  d["l2_hit_rate"] = e.l2_hit_rate;
+  d["binding_term"] = std::string(to_string(e.binding_term));
+  d["binding_level"] = std::string(to_string(e.binding_level));
+  d["roofline_TFLOPS"] = e.roofline_TFLOPS;
+  return d;
+}
+
+py::dict occupancy_dict(const OccupancyResult& r) {
+  py::dict d;
+  d["blocks_per_sm"] = r.blocks_per_sm;
+  d["occupancy"] = r.occupancy;
+  d["active_warps"] = r.active_warps;
+  d["max_warps"] = r.max_warps;
+  d["limiter"] = limiter_names(r.limiters);
+  d["limiters"] = limiter_list(r.limiters);
+  d["launchable"] = r.launchable();
+  d["failure"] = r.launchable() ? py::object(py::none()) : py::object(py::str(to_string(r.failure)));
+  auto limit = [](int blocks) {
+    return blocks == LimitBlocks::kUnlimited ? py::object(py::none()) : py::object(py::int_(blocks));
+  };
+  py::dict per_limit;
+  per_limit["warps"] = limit(r.limit.warps);
+  per_limit["registers"] = limit(r.limit.registers);
+  per_limit["shared_memory"] = limit(r.limit.shared_memory);
+  per_limit["blocks"] = limit(r.limit.blocks);
+  d["blocks_per_limit"] = per_limit;
+  py::dict allocation;
+  allocation["warps"] = r.allocation.warps;
+  allocation["registers_per_warp"] = r.allocation.registers_per_warp;
+  allocation["registers_per_block"] = r.allocation.registers_per_block;
+  allocation["shared_memory_bytes"] = r.allocation.shared_memory_bytes;
+  allocation["shared_memory_limit_bytes"] = r.allocation.shared_memory_limit_bytes;
+  d["allocation"] = allocation;
+  d["carveout_bytes"] = r.carveout_bytes;
+  py::dict headroom;
+  headroom["registers_addable"] = r.headroom.registers_addable;
+  headroom["registers_to_gain_block"] = r.headroom.registers_to_gain_block;
+  headroom["shared_memory_addable_bytes"] = r.headroom.shared_memory_addable_bytes;
+  headroom["shared_memory_to_gain_block_bytes"] = r.headroom.shared_memory_to_gain_block_bytes;
+  d["headroom"] = headroom;
+  return d;
+}
+
+py::tuple problem_tuple(const gemm::Problem& p) { return py::make_tuple(p.m, p.n, p.k); }
+
+// ---- functions --------------------------------------------------------------------------------
+
+py::dict occupancy(const py::object& gpu, int threads, int registers_per_thread,
+                   int shared_memory_bytes, int dynamic_shared_memory_bytes,
+                   std::optional<int> carveout_percent) {
+  std::optional<GpuSpec> storage;
+  const GpuSpec& spec = as_spec(gpu, storage);
+  KernelLaunch launch;
+  launch.threads_per_block = threads;
+  launch.registers_per_thread = registers_per_thread;
+  launch.static_shared_memory_bytes = shared_memory_bytes;
+  launch.dynamic_shared_memory_bytes = dynamic_shared_memory_bytes;
+  launch.carveout_percent = carveout_percent;
+  return occupancy_dict(compute_occupancy(spec.sm, launch));
+}
+
+py::dict predict_config(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
+                        const TileConfig& config, const std::string& raster,
+                        std::optional<int> registers_per_thread, int spill_bytes_per_thread,
+                        bool c_is_read, bool calibrated) {
+  std::optional<GpuSpec> storage;
+  const GpuSpec& spec = as_spec(gpu, storage);
+  const Candidate candidate{config, as_raster(raster), registers_per_thread,
+                            spill_bytes_per_thread};
+  const PredictInput input = tune::predict_input(candidate, as_problem(problem), c_is_read);
+  if (const char* rule = kernels::violated_rule(input.config)) {
+    throw std::invalid_argument("config " + kernels::kernel_id(input.config) +
+                                " breaks a tile rule: " + rule);
+  }
+  bool used = false;
+  const Calibration calibration = calibration_for(spec, calibrated, &used);
+  Prediction p;
+  {
+    py::gil_scoped_release release;
+    p = predict(spec, input, calibration);
+  }
+  py::dict d;
+  d["gpu"] = spec.id;
+  d["problem"] = problem_tuple(p.problem);
+  d["config"] = config_dict(p.config);
+  d["kernel_id"] = kernels::kernel_id(p.config);
+  d["raster"] = gemm::to_string(p.raster);
+  d["calibrated"] = used;
+  d["launchable"] = p.launchable;
+  d["occupancy"] = occupancy_dict(p.occupancy);
+  if (!p.launchable) {
+    d["time_s"] = py::none();
+    d["tflops"] = py::none();
+    d["why"] = py::none();
+    return d;
+  }
+  d["time_s"] = p.time_s;
+  d["tflops"] = p.tflops;
+  d["why"] = explanation_dict(tune::explain(p));
+  py::dict terms;
+  for (int t = 0; t < kTimeTermCount; ++t) {
+    terms[py::str(std::string(to_string(static_cast<TimeTerm>(t))))] = p.totals.seconds[t];
+  }
+  d["terms_s"] = terms;
+  return d;
+}
+
+py::dict rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
+                         const std::optional<std::vector<Candidate>>& candidates,
+                         const std::optional<SpaceBounds>& bounds, std::size_t top,
+                         double min_occupancy, int min_blocks_per_sm, bool drop_spilling,
+                         bool best_raster_only, bool c_is_read, bool calibrated,
+                         bool list_pruned) {
+  std::optional<GpuSpec> storage;
+  const GpuSpec& spec = as_spec(gpu, storage);
+  if (candidates && bounds) {
+    throw std::invalid_argument("rank: give candidates or bounds, not both");
+  }
+  tune::RankOptions options;
+  bool used = false;
+  options.calibration = calibration_for(spec, calibrated, &used);
+  options.prune.min_occupancy = min_occupancy;
+  options.prune.min_blocks_per_sm = min_blocks_per_sm;
+  options.prune.drop_spilling = drop_spilling;
+  options.top = top;
+  options.list_pruned = list_pruned;
+  options.best_raster_only = best_raster_only;
+  options.c_is_read = c_is_read;
+  tune::Ranking ranking;
+  {
+    py::gil_scoped_release release;
+    if (candidates) {
+      ranking = tune::rank(spec, as_problem(problem), *candidates, options);
+    } else {
+      const std::vector<Candidate> space =
+          tune::enumerate_candidates(spec, bounds ? *bounds : SpaceBounds{});
+      ranking = tune::rank(spec, as_problem(problem), space, options);
+    }
+  }
+  py::dict d;
+  d["gpu"] = ranking.gpu_id;
+  d["problem"] = problem_tuple(ranking.problem);
+  d["calibrated"] = used;
+  d["candidates"] = ranking.candidates;
+  d["kept"] = ranking.kept;
+  d["other_rasters"] = ranking.other_rasters;
+  py::dict by_reason;
+  for (int r = 0; r < tune::kPruneReasonCount; ++r) {
+    by_reason[py::str(std::string(tune::to_string(static_cast<tune::PruneReason>(r))))] =
+        ranking.pruned_by_reason[r];
+  }
+  d["pruned_by_reason"] = by_reason;
+  py::list ranked;
+  for (const tune::Ranked& r : ranking.ranked) {
+    py::dict item;
+    item["index"] = r.index;
+    item["config"] = config_dict(r.candidate.config);
+    item["kernel_id"] = kernels::kernel_id(r.candidate.config);
+    item["raster"] = gemm::to_string(r.candidate.raster);
+    item["time_s"] = r.time_s;
+    item["tflops"] = r.tflops;
+    item["why"] = explanation_dict(r.why);
+    ranked.append(item);
+  }
+  d["ranked"] = ranked;
+  py::list pruned;
+  for (const tune::Pruned& p : ranking.pruned) {
+    py::dict item;
+    item["index"] = p.index;
+    item["reason"] = std::string(tune::to_string(p.reason));
+    pruned.append(item);
+  }
+  d["pruned"] = pruned;
+  return d;
+}
+
+// ---- classes ----------------------------------------------------------------------------------
+
+/// SpaceBounds' integer lists by keyword name.
+using IntList = std::vector<int> SpaceBounds::*;
+const std::map<std::string, IntList>& bound_fields() {
+  static const std::map<std::string, IntList> fields = {
+      {"rungs", &SpaceBounds::rungs},
+      {"block_tiles", &SpaceBounds::block_tiles},
+      {"naive_rows", &SpaceBounds::naive_rows},
+      {"naive_columns", &SpaceBounds::naive_columns},
+      {"shared_tiles", &SpaceBounds::shared_tiles},
+      {"k_tiles", &SpaceBounds::k_tiles},
+      {"thread_tiles", &SpaceBounds::thread_tiles},
+      {"warp_tiles", &SpaceBounds::warp_tiles},
+      {"stages", &SpaceBounds::stages},
+      {"vector_widths", &SpaceBounds::vector_widths},
+      {"clusters", &SpaceBounds::clusters},
+  };
+  return fields;
+}
+
+std::vector<std::string> raster_names(const std::vector<gemm::RasterOrder>& rasters) {
+  std::vector<std::string> names;
+  names.reserve(rasters.size());
+  for (const gemm::RasterOrder& r : rasters) names.push_back(gemm::to_string(r));
+  return names;
+}
+
+std::vector<gemm::RasterOrder> parse_rasters(const std::vector<std::string>& names) {
+  std::vector<gemm::RasterOrder> rasters;
+  rasters.reserve(names.size());
+  for (const std::string& name : names) rasters.push_back(as_raster(name));
+  return rasters;
+}
+
+void set_bound(SpaceBounds& bounds, const std::string& name, const py::handle& value) {
+  if (name == "rasters") {
+    bounds.rasters = parse_rasters(value.cast<std::vector<std::string>>());
+    return;
+  }
+  const auto it = bound_fields().find(name);
+  if (it == bound_fields().end()) {
+    throw py::type_error("SpaceBounds: unknown field '" + name + "'");
+  }
+  bounds.*(it->second) = value.cast<std::vector<int>>();
+}
+
+void bind_specs(py::module_& m) {
+  py::class_<SmLimits>(m, "SmLimits", "Per-SM resource limits (units in the names).")
+      .def_readonly("warp_size", &SmLimits::warp_size)
+      .def_readonly("max_threads_per_sm", &SmLimits::max_threads_per_sm)
+      .def_readonly("max_threads_per_block", &SmLimits::max_threads_per_block)
+      .def_readonly("max_blocks_per_sm", &SmLimits::max_blocks_per_sm)
+      .def_readonly("registers_per_sm", &SmLimits::registers_per_sm)
+      .def_readonly("max_registers_per_block", &SmLimits::max_registers_per_block)
+      .def_readonly("max_registers_per_thread", &SmLimits::max_registers_per_thread)
+      .def_readonly("register_allocation_unit", &SmLimits::register_allocation_unit)
+      .def_readonly("register_file_subpartitions", &SmLimits::register_file_subpartitions)
+      .def_readonly("warp_allocation_granularity", &SmLimits::warp_allocation_granularity)
+      .def_readonly("shared_memory_per_sm_bytes", &SmLimits::shared_memory_per_sm_bytes)
+      .def_readonly("shared_memory_carveouts_KiB", &SmLimits::shared_memory_carveouts_KiB)
+      .def_readonly("shared_memory_per_block_default_bytes",
+                    &SmLimits::shared_memory_per_block_default_bytes)
+      .def_readonly("shared_memory_per_block_optin_bytes",
+                    &SmLimits::shared_memory_per_block_optin_bytes)
+      .def_readonly("reserved_shared_memory_per_block_bytes",
+                    &SmLimits::reserved_shared_memory_per_block_bytes)
+      .def_readonly("shared_memory_allocation_granularity_bytes",
+                    &SmLimits::shared_memory_allocation_granularity_bytes)
+      .def_readonly("shared_memory_banks", &SmLimits::shared_memory_banks)
+      .def_readonly("shared_memory_bank_width_bytes", &SmLimits::shared_memory_bank_width_bytes)
+      .def_readonly("fp32_lanes_per_sm", &SmLimits::fp32_lanes_per_sm)
+      .def_property_readonly("max_warps_per_sm", &SmLimits::max_warps_per_sm);
+  py::class_<ChipFigures>(m, "ChipFigures", "Whole-chip figures. GB is 1e9 bytes.")
+      .def_readonly("sm_count", &ChipFigures::sm_count)
+      .def_readonly("boost_clock_MHz", &ChipFigures::boost_clock_MHz)
+      .def_readonly("l2_bytes", &ChipFigures::l2_bytes)
+      .def_readonly("dram_bytes", &ChipFigures::dram_bytes)
+      .def_readonly("dram_bw_GBps", &ChipFigures::dram_bw_GBps)
+      .def_readonly("memory_bus_width_bits", &ChipFigures::memory_bus_width_bits)
+      .def_readonly("memory_clock_MHz", &ChipFigures::memory_clock_MHz);
+  py::class_<PeakTflops>(m, "PeakTflops", "Vendor peak rates, TFLOPS; None: no such unit.")
+      .def_readonly("fp32", &PeakTflops::fp32)
+      .def_readonly("fp64", &PeakTflops::fp64)
+      .def_readonly("tf32_tensor_dense", &PeakTflops::tf32_tensor_dense)
+      .def_readonly("fp16_tensor_dense", &PeakTflops::fp16_tensor_dense)
+      .def_readonly("bf16_tensor_dense", &PeakTflops::bf16_tensor_dense)
+      .def_readonly("fp8_tensor_dense", &PeakTflops::fp8_tensor_dense);
+  py::class_<MeasuredCeilings>(m, "MeasuredCeilings",
+                               "Ceilings measured by roofcast's microbenchmarks; None: not "
+                               "measured.")
+      .def_readonly("measurement_run", &MeasuredCeilings::measurement_run)
+      .def_readonly("ffma_TFLOPS", &MeasuredCeilings::ffma_TFLOPS)
+      .def_readonly("dram_bw_GBps", &MeasuredCeilings::dram_bw_GBps)
+      .def_readonly("l2_bw_GBps", &MeasuredCeilings::l2_bw_GBps)
+      .def_readonly("shared_memory_bw_GBps", &MeasuredCeilings::shared_memory_bw_GBps)
+      .def_readonly("dram_latency_cycles", &MeasuredCeilings::dram_latency_cycles)
+      .def_readonly("l2_latency_cycles", &MeasuredCeilings::l2_latency_cycles)
+      .def_readonly("shared_memory_latency_cycles",
+                    &MeasuredCeilings::shared_memory_latency_cycles);
+  py::class_<GpuSpec>(m, "GpuSpec", "Validated facts about one GPU product (read-only).")
+      .def_readonly("id", &GpuSpec::id)
+      .def_readonly("name", &GpuSpec::name)
+      .def_readonly("architecture", &GpuSpec::architecture)
+      .def_property_readonly("compute_capability",
+                             [](const GpuSpec& g) {
+                               return py::make_tuple(g.compute_capability.major,
+                                                     g.compute_capability.minor);
+                             })
+      .def_readonly("sm", &GpuSpec::sm)
+      .def_readonly("chip", &GpuSpec::chip)
+      .def_readonly("peak_TFLOPS", &GpuSpec::peak_TFLOPS)
+      .def_readonly("measured", &GpuSpec::measured)
+      .def_readonly("sources", &GpuSpec::sources)
+      .def_readonly("origin", &GpuSpec::origin)
+      .def("__repr__", [](const GpuSpec& g) {
+        return "<GpuSpec " + g.id + ": " + g.name + ", " + g.origin + ">";
+      });
+
+  m.def(
+      "embedded_ids",
+      [] {
+        std::vector<std::string> ids;
+        for (const GpuSpec& g : embedded_specs()) ids.push_back(g.id);
+        return ids;
+      },
+      "Ids of the GPU specs embedded at build time, sorted.");
+  m.def(
+      "spec", [](const std::string& id) -> const GpuSpec& { return embedded_spec(id); },
+      py::arg("id"), py::return_value_policy::reference,
+      "The embedded spec with this id; UnknownGpuError lists the known ids.");
+  m.def(
+      "load_spec", [](const std::string& path) { return load_spec_file(path); }, py::arg("path"),
+      "Reads and validates a spec file; SpecError names the file, the field and the expectation.");
+  m.def(
+      "find_spec", [](const std::string& id_or_path) { return find_spec(id_or_path); },
+      py::arg("id_or_path"), "An embedded id, or a path to a spec file ending in .json.");
+}
+
+void bind_configs(py::module_& m) {
+  py::class_<TileConfig>(m, "TileConfig",
+                         "A kernel configuration in the ladder's tile vocabulary. Fields a rung "
+                         "does not use are 0; threads = 0 is replaced by the threads the tile "
+                         "implies (derived_threads). TileConfig(**config_dict) rebuilds one from "
+                         "the dicts that predict() and rank() return.")
+      .def(py::init([](int rung, int bm, int bn, int bk, int tm, int tn, int wm, int wn,
+                       int threads, int stages, int vector_width, int cluster,
+                       const std::string& layout) {
+             TileConfig c = kernels::tile(rung, as_layout(layout), bm, bn, bk, tm, tn, wm, wn,
+                                          threads, stages, vector_width, cluster);
+             if (c.threads <= 0) c.threads = derived_threads(c);
+             return c;
+           }),
+           py::kw_only(), py::arg("rung"), py::arg("bm"), py::arg("bn"), py::arg("bk") = 0,
+           py::arg("tm") = 0, py::arg("tn") = 0, py::arg("wm") = 0, py::arg("wn") = 0,
+           py::arg("threads") = 0, py::arg("stages") = 1, py::arg("vector_width") = 1,
+           py::arg("cluster") = 1, py::arg("layout") = "plain")
+      .def_readwrite("rung", &TileConfig::rung)
+      .def_property(
+          "layout", [](const TileConfig& c) { return std::string(gemm::to_string(c.layout)); },
+          [](TileConfig& c, const std::string& layout) { c.layout = as_layout(layout); })
+      .def_readwrite("bm", &TileConfig::bm)
+      .def_readwrite("bn", &TileConfig::bn)
+      .def_readwrite("bk", &TileConfig::bk)
+      .def_readwrite("tm", &TileConfig::tm)
+      .def_readwrite("tn", &TileConfig::tn)
+      .def_readwrite("wm", &TileConfig::wm)
+      .def_readwrite("wn", &TileConfig::wn)
+      .def_readwrite("threads", &TileConfig::threads)
+      .def_readwrite("stages", &TileConfig::stages)
+      .def_readwrite("vector_width", &TileConfig::vector_width)
+      .def_readwrite("cluster", &TileConfig::cluster)
+      .def_property_readonly("kernel_id",
+                             [](const TileConfig& c) { return kernels::kernel_id(c); })
+      .def_property_readonly(
+          "violated_rule",
+          [](const TileConfig& c) -> std::optional<std::string> {
+            const char* rule = kernels::violated_rule(c);
+            return rule ? std::optional<std::string>(rule) : std::nullopt;
+          },
+          "The first tile rule the config breaks (the kernels static_assert it), or None.")
+      .def_property_readonly(
+          "shared_memory_bytes", [](const TileConfig& c) { return kernels::shared_memory_bytes(c); })
+      .def_property_readonly("derived_threads",
+                             [](const TileConfig& c) { return derived_threads(c); })
+      .def("to_dict", &config_dict)
+      .def(py::self == py::self)  // NOLINT(misc-redundant-expression)
+      .def("__hash__",
+           [](const TileConfig& c) {
+             return py::hash(py::make_tuple(c.rung, static_cast<int>(c.layout), c.bm, c.bn, c.bk,
+                                            c.tm, c.tn, c.wm, c.wn, c.threads, c.stages,
+                                            c.vector_width, c.cluster));
+           })
+      .def("__repr__",
+           [](const TileConfig& c) { return "<TileConfig " + kernels::kernel_id(c) + ">"; });
+
+  py::class_<Candidate>(m, "Candidate",
+                        "A tile config with the raster order it launches with; registers from "
+                        "ptxas when known (None: estimated).")
+      .def(py::init([](const TileConfig& config, const std::string& raster,
+                       std::optional<int> registers_per_thread, int spill_bytes_per_thread) {
+             return Candidate{config, as_raster(raster), registers_per_thread,
+                              spill_bytes_per_thread};
+           }),
+           py::arg("config"), py::arg("raster") = "row_major",
+           py::arg("registers_per_thread") = py::none(), py::arg("spill_bytes_per_thread") = 0)
+      .def_readwrite("config", &Candidate::config)
+      .def_property(
+          "raster", [](const Candidate& c) { return gemm::to_string(c.raster); },
+          [](Candidate& c, const std::string& raster) { c.raster = as_raster(raster); })
+      .def_readwrite("registers_per_thread", &Candidate::registers_per_thread)
+      .def_readwrite("spill_bytes_per_thread", &Candidate::spill_bytes_per_thread)
+      .def(py::self == py::self)  // NOLINT(misc-redundant-expression)
+      .def("__repr__", [](const Candidate& c) {
+        return "<Candidate " + kernels::kernel_id(c.config) + " " + gemm::to_string(c.raster) +
+               ">";
+      });
+
+  py::class_<SpaceBounds> bounds(
+      m, "SpaceBounds",
+      "The values each tile parameter takes in the enumerated space; keyword arguments replace "
+      "the defaults, e.g. SpaceBounds(rungs=[9], k_tiles=[16]).");
+  bounds.def(py::init([](const py::kwargs& kwargs) {
+    SpaceBounds b;
+    for (const auto& item : kwargs) set_bound(b, item.first.cast<std::string>(), item.second);
+    return b;
+  }));
+  for (const auto& [name, member] : bound_fields()) {
+    const IntList field = member;
+    bounds.def_property(
+        name.c_str(), [field](const SpaceBounds& b) { return b.*field; },
+        [field](SpaceBounds& b, const std::vector<int>& values) { b.*field = values; });
+  }
+  bounds.def_property(
+      "rasters", [](const SpaceBounds& b) { return raster_names(b.rasters); },
+      [](SpaceBounds& b, const std::vector<std::string>& names) {
+        b.rasters = parse_rasters(names);
+      });
+
+  m.def(
+      "enumerate_configs",
+      [](const py::object& gpu, const std::optional<SpaceBounds>& bounds) {
+        std::optional<GpuSpec> storage;
+        return tune::enumerate_configs(as_spec(gpu, storage), bounds ? *bounds : SpaceBounds{});
+      },
+      py::arg("gpu"), py::arg("bounds") = py::none(),
+      "Every valid tile config of the bounds for the GPU (tile rules, compute capability, "
+      "threads, shared memory, clusters), threads filled in.");
+  m.def(
+      "enumerate_candidates",
+      [](const py::object& gpu, const std::optional<SpaceBounds>& bounds) {
+        std::optional<GpuSpec> storage;
+        return tune::enumerate_candidates(as_spec(gpu, storage),
+                                          bounds ? *bounds : SpaceBounds{});
+      },
+      py::arg("gpu"), py::arg("bounds") = py::none(),
+      "enumerate_configs, each rung-7..10 config once per raster order of the bounds.");
+  m.def(
+      "with_raster_orders",
+      [](const std::vector<TileConfig>& configs, const std::optional<SpaceBounds>& bounds) {
+        return tune::with_raster_orders(configs, bounds ? *bounds : SpaceBounds{});
+      },
+      py::arg("configs"), py::arg("bounds") = py::none());
+  m.def(
+      "exclusion",
+      [](const py::object& gpu, const TileConfig& config) {
+        std::optional<GpuSpec> storage;
+        std::string detail;
+        const tune::Exclusion e = tune::exclusion(as_spec(gpu, storage), config, &detail);
+        return py::make_tuple(std::string(tune::to_string(e)), detail);
+      },
+      py::arg("gpu"), py::arg("config"),
+      "(reason, detail): why the config is not in the GPU's space; ('none', '') when it is.");
+}
+
+void register_exceptions(py::module_& m) {
+  py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
+  py::register_exception<UnknownGpuError>(m, "UnknownGpuError", PyExc_LookupError);
+  // Registered last, so tried first: a SpecError also carries its parts as attributes.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const SpecError& e) {
+      const py::object type = py::module_::import("roofcast._core").attr("SpecError");
+      py::object error = type(e.what());
+      error.attr("file") = e.file();
+      error.attr("field") = e.field();
+      error.attr("expectation") = e.expectation();
+      PyErr_SetObject(type.ptr(), error.ptr());
+    }
+  });
+}
+
+}  // namespace
+}  // namespace roofcast::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace roofcast::python;
+  m.doc() = "roofcast's C++ model and tuner API (specs, occupancy, predict, space, rank)";
+  register_exceptions(m);
+  bind_specs(m);
+  bind_configs(m);
+  m.def("occupancy", &occupancy, py::arg("gpu"), py::arg("threads"),
+        py::arg("registers_per_thread"), py::arg("shared_memory_bytes") = 0,
+        py::arg("dynamic_shared_memory_bytes") = 0, py::arg("carveout_percent") = py::none(),
+        "Resident blocks per SM of a kernel (threads, registers, static and dynamic shared "
+        "memory), the limit that binds, the occupancy and the headroom, as a dict.");
+  m.def("predict", &predict_config, py::arg("gpu"), py::arg("problem"), py::arg("config"),
+        py::arg("raster") = "row_major", py::arg("registers_per_thread") = py::none(),
+        py::arg("spill_bytes_per_thread") = 0, py::arg("c_is_read") = false,
+        py::arg("calibrated") = true,
+        "Predicted time and TFLOPS of a tile config for problem (M, N, K), with the "
+        "explanation (occupancy, waves, L2 hit rate, binding term and roofline level) and each "
+        "time term, as a dict. calibrated: the GPU's committed calibration when it has one.");
+  m.def("rank", &rank_candidates, py::arg("gpu"), py::arg("problem"),
+        py::arg("candidates") = py::none(), py::arg("bounds") = py::none(), py::arg("top") = 0,
+        py::arg("min_occupancy") = 0.0, py::arg("min_blocks_per_sm") = 0,
+        py::arg("drop_spilling") = false, py::arg("best_raster_only") = false,
+        py::arg("c_is_read") = false, py::arg("calibrated") = true,
+        py::arg("list_pruned") = false,
+        "Ranks candidates (default: the enumerated space of `bounds`) for problem (M, N, K), "
+        "fastest first, after pruning; a dict with 'ranked' (index, config, raster, time_s, "
+        "tflops, why) and the pruning counts.");
+  m.attr("__version__") = ROOFCAST_VERSION;
+}
