@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ make git pkg-config
           libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
-          libgtest-dev libbenchmark-dev gnuplot-nox)
+          libgtest-dev libbenchmark-dev gnuplot-nox
+          python3 python3-venv python3-dev)
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps: run as root (apt-get install needs it), e.g. sudo bash $0" >&2
   exit 1
