@@ -60,11 +60,10 @@ int main(int argc, char** argv) {
     options.top = 3;
     options.list_pruned = false;
     options.best_raster_only = true;  // three different tile configs
-    const roofcast::tune::Ranking ranking =
-        roofcast::tune::rank(gpu, problem, candidates, options);
+    const roofcast::tune::Ranking ranking = roofcast::tune::rank(gpu, problem, candidates, options);
 
-    std::printf("%s (%s), problem %lldx%lldx%lld: %zu candidates, %zu kept, %s\n",
-                gpu.name.c_str(), ranking.gpu_id.c_str(), static_cast<long long>(problem.m),
+    std::printf("%s (%s), problem %lldx%lldx%lld: %zu candidates, %zu kept, %s\n", gpu.name.c_str(),
+                ranking.gpu_id.c_str(), static_cast<long long>(problem.m),
                 static_cast<long long>(problem.n), static_cast<long long>(problem.k),
                 ranking.candidates, ranking.kept,
                 ranking.calibrated ? "calibrated" : "uncalibrated");
@@ -77,19 +76,17 @@ int main(int argc, char** argv) {
       const roofcast::tune::Explanation& why = r.why;
       std::printf("%d. %s %s: %.4g ms, %.2f TFLOPS\n", ++place,
                   roofcast::kernels::kernel_id(r.candidate.config).c_str(),
-                  roofcast::gemm::to_string(r.candidate.raster).c_str(), r.time_s * 1e3,
-                  r.tflops);
-      std::printf("   occupancy %.3f (%d blocks/SM, limited by %s), %lld blocks in %lld waves "
-                  "(tail %.2f), L2 hit %.1f%%, bound by %s (roofline level %s, %.1f TFLOPS), "
-                  "%d registers%s\n",
-                  why.occupancy, why.blocks_per_sm,
-                  roofcast::limiter_names(why.occupancy_limiters).c_str(),
-                  static_cast<long long>(why.grid_blocks), static_cast<long long>(why.waves),
-                  why.tail_efficiency, 100 * why.l2_hit_rate,
-                  std::string(roofcast::to_string(why.binding_term)).c_str(),
-                  std::string(roofcast::to_string(why.binding_level)).c_str(),
-                  why.roofline_TFLOPS, why.registers_per_thread,
-                  why.registers_estimated ? " (estimated)" : "");
+                  roofcast::gemm::to_string(r.candidate.raster).c_str(), r.time_s * 1e3, r.tflops);
+      std::printf(
+          "   occupancy %.3f (%d blocks/SM, limited by %s), %lld blocks in %lld waves "
+          "(tail %.2f), L2 hit %.1f%%, bound by %s (roofline level %s, %.1f TFLOPS), "
+          "%d registers%s\n",
+          why.occupancy, why.blocks_per_sm, roofcast::limiter_names(why.occupancy_limiters).c_str(),
+          static_cast<long long>(why.grid_blocks), static_cast<long long>(why.waves),
+          why.tail_efficiency, 100 * why.l2_hit_rate,
+          std::string(roofcast::to_string(why.binding_term)).c_str(),
+          std::string(roofcast::to_string(why.binding_level)).c_str(), why.roofline_TFLOPS,
+          why.registers_per_thread, why.registers_estimated ? " (estimated)" : "");
       if (!(r.time_s > 0) || r.time_s < previous_s) {
         return fail("times must be positive and ascending");
       }

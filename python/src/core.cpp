@@ -141,9 +141,11 @@ py::dict occupancy_dict(const OccupancyResult& r) {
   d["limiter"] = limiter_names(r.limiters);
   d["limiters"] = limiter_list(r.limiters);
   d["launchable"] = r.launchable();
-  d["failure"] = r.launchable() ? py::object(py::none()) : py::object(py::str(to_string(r.failure)));
+  d["failure"] =
+      r.launchable() ? py::object(py::none()) : py::object(py::str(to_string(r.failure)));
   auto limit = [](int blocks) {
-    return blocks == LimitBlocks::kUnlimited ? py::object(py::none()) : py::object(py::int_(blocks));
+    return blocks == LimitBlocks::kUnlimited ? py::object(py::none())
+                                             : py::object(py::int_(blocks));
   };
   py::dict per_limit;
   per_limit["warps"] = limit(r.limit.warps);
@@ -236,8 +238,7 @@ py::dict rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3
                          const std::optional<std::vector<Candidate>>& candidates,
                          const std::optional<SpaceBounds>& bounds, std::size_t top,
                          double min_occupancy, int min_blocks_per_sm, bool drop_spilling,
-                         bool best_raster_only, bool c_is_read, bool calibrated,
-                         bool list_pruned) {
+                         bool best_raster_only, bool c_is_read, bool calibrated, bool list_pruned) {
   std::optional<GpuSpec> storage;
   const GpuSpec& spec = as_spec(gpu, storage);
   if (candidates && bounds) {
@@ -446,18 +447,18 @@ void bind_configs(py::module_& m) {
                          "does not use are 0; threads = 0 is replaced by the threads the tile "
                          "implies (derived_threads). TileConfig(**config_dict) rebuilds one from "
                          "the dicts that predict() and rank() return.")
-      .def(py::init([](int rung, int bm, int bn, int bk, int tm, int tn, int wm, int wn,
-                       int threads, int stages, int vector_width, int cluster,
-                       const std::string& layout) {
-             TileConfig c = kernels::tile(rung, as_layout(layout), bm, bn, bk, tm, tn, wm, wn,
-                                          threads, stages, vector_width, cluster);
-             if (c.threads <= 0) c.threads = derived_threads(c);
-             return c;
-           }),
-           py::kw_only(), py::arg("rung"), py::arg("bm"), py::arg("bn"), py::arg("bk") = 0,
-           py::arg("tm") = 0, py::arg("tn") = 0, py::arg("wm") = 0, py::arg("wn") = 0,
-           py::arg("threads") = 0, py::arg("stages") = 1, py::arg("vector_width") = 1,
-           py::arg("cluster") = 1, py::arg("layout") = "plain")
+      .def(
+          py::init([](int rung, int bm, int bn, int bk, int tm, int tn, int wm, int wn, int threads,
+                      int stages, int vector_width, int cluster, const std::string& layout) {
+            TileConfig c = kernels::tile(rung, as_layout(layout), bm, bn, bk, tm, tn, wm, wn,
+                                         threads, stages, vector_width, cluster);
+            if (c.threads <= 0) c.threads = derived_threads(c);
+            return c;
+          }),
+          py::kw_only(), py::arg("rung"), py::arg("bm"), py::arg("bn"), py::arg("bk") = 0,
+          py::arg("tm") = 0, py::arg("tn") = 0, py::arg("wm") = 0, py::arg("wn") = 0,
+          py::arg("threads") = 0, py::arg("stages") = 1, py::arg("vector_width") = 1,
+          py::arg("cluster") = 1, py::arg("layout") = "plain")
       .def_readwrite("rung", &TileConfig::rung)
       .def_property(
           "layout", [](const TileConfig& c) { return std::string(gemm::to_string(c.layout)); },
@@ -473,8 +474,7 @@ void bind_configs(py::module_& m) {
       .def_readwrite("stages", &TileConfig::stages)
       .def_readwrite("vector_width", &TileConfig::vector_width)
       .def_readwrite("cluster", &TileConfig::cluster)
-      .def_property_readonly("kernel_id",
-                             [](const TileConfig& c) { return kernels::kernel_id(c); })
+      .def_property_readonly("kernel_id", [](const TileConfig& c) { return kernels::kernel_id(c); })
       .def_property_readonly(
           "violated_rule",
           [](const TileConfig& c) -> std::optional<std::string> {
@@ -482,8 +482,8 @@ void bind_configs(py::module_& m) {
             return rule ? std::optional<std::string>(rule) : std::nullopt;
           },
           "The first tile rule the config breaks (the kernels static_assert it), or None.")
-      .def_property_readonly(
-          "shared_memory_bytes", [](const TileConfig& c) { return kernels::shared_memory_bytes(c); })
+      .def_property_readonly("shared_memory_bytes",
+                             [](const TileConfig& c) { return kernels::shared_memory_bytes(c); })
       .def_property_readonly("derived_threads",
                              [](const TileConfig& c) { return derived_threads(c); })
       .def("to_dict", &config_dict)
@@ -515,8 +515,7 @@ void bind_configs(py::module_& m) {
       .def_readwrite("spill_bytes_per_thread", &Candidate::spill_bytes_per_thread)
       .def(py::self == py::self)  // NOLINT(misc-redundant-expression)
       .def("__repr__", [](const Candidate& c) {
-        return "<Candidate " + kernels::kernel_id(c.config) + " " + gemm::to_string(c.raster) +
-               ">";
+        return "<Candidate " + kernels::kernel_id(c.config) + " " + gemm::to_string(c.raster) + ">";
       });
 
   py::class_<SpaceBounds> bounds(
@@ -553,8 +552,7 @@ void bind_configs(py::module_& m) {
       "enumerate_candidates",
       [](const py::object& gpu, const std::optional<SpaceBounds>& bounds) {
         std::optional<GpuSpec> storage;
-        return tune::enumerate_candidates(as_spec(gpu, storage),
-                                          bounds ? *bounds : SpaceBounds{});
+        return tune::enumerate_candidates(as_spec(gpu, storage), bounds ? *bounds : SpaceBounds{});
       },
       py::arg("gpu"), py::arg("bounds") = py::none(),
       "enumerate_configs, each rung-7..10 config once per raster order of the bounds.");
@@ -619,8 +617,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("candidates") = py::none(), py::arg("bounds") = py::none(), py::arg("top") = 0,
         py::arg("min_occupancy") = 0.0, py::arg("min_blocks_per_sm") = 0,
         py::arg("drop_spilling") = false, py::arg("best_raster_only") = false,
-        py::arg("c_is_read") = false, py::arg("calibrated") = true,
-        py::arg("list_pruned") = false,
+        py::arg("c_is_read") = false, py::arg("calibrated") = true, py::arg("list_pruned") = false,
         "Ranks candidates (default: the enumerated space of `bounds`) for problem (M, N, K), "
         "fastest first, after pruning; a dict with 'ranked' (index, config, raster, time_s, "
         "tflops, why) and the pruning counts.");
