@@ -457,7 +457,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       a.prefetch_tiles == 0
           ? h.tile_issue_cycles + load_wait_cycles + h.overhead_cycles + h.lsu_queue_cycles
           : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
-                     (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles);
+                     (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles);
   h.tile_cycle_cycles += h.fragment_wait_cycles;
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
   h.round_issue_cycles =
@@ -480,7 +480,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   const double convoy_issue =
       unprefetched ? h.tile_issue_cycles : h.tile_issue_cycles + h.overhead_cycles;
   const double convoy_floor =
-      unprefetched ? 0.0 : (h.global_latency_cycles + h.overhead_cycles) / a.prefetch_tiles;
+      unprefetched ? 0.0 : (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles;
   h.exposed_fraction =
       h.convoy ? exposed_with_fragments /
                      (std::max(h.round_issue_cycles, convoy_issue) + exposed_with_fragments)

@@ -205,6 +205,11 @@ int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
   return std::max(minimum, lines);
 }
 
+int chain_prefetch_tiles(const gemm::TileConfig& c, int prefetch_tiles) {
+  const bool a_in_registers = c.rung >= 9 && c.vector_width == kVectorFloats;
+  return a_in_registers ? std::min(1, prefetch_tiles) : prefetch_tiles;
+}
+
 int serial_load_groups(int rung) { return rung == 5 || rung == 6 ? 2 : 1; }
 
 int fragment_read_floats_a(const gemm::TileConfig& c) {
@@ -453,6 +458,7 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   // with a cluster S - 2 (one stage of slack before a multicast overwrites a peer's buffer).
   a.prefetch_tiles =
       c.rung == 7 ? 0 : std::max(1, c.stages - (c.rung == 10 && c.cluster > 1 ? 2 : 1));
+  a.chain_prefetch_tiles = chain_prefetch_tiles(c, a.prefetch_tiles);
   a.fragment_double_buffer = c.rung >= 8;
   const bool a_in_registers = c.rung <= 8 || c.vector_width == kVectorFloats;
   a.a_async_copy = !a_in_registers;

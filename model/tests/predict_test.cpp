@@ -259,6 +259,21 @@ TEST(Clock, FfmaIssueCyclesFromTheLanesPerScheduler) {
   EXPECT_DOUBLE_EQ(warp_issue_cycles(0, 10, 2, 1), 10);
 }
 
+TEST(Latency, RegisterStagedAWaitsOneWholeLatencyPerTile) {
+  // Rung 9 with A through registers: the chain floor is L_global + overhead per K tile (A one
+  // stage ahead), not half of it (B two stages ahead); 16 blocks of 64 threads, one per SM.
+  TileConfig c = tile(9, SmemLayout::kPadded, 32, 32, 8, 4, 4, 32, 16, 64, 3, 4);
+  const Prediction v4 = predict(h200(), input(c, {128, 128, 16384}));
+  EXPECT_EQ(v4.anatomy.chain_prefetch_tiles, 1);
+  EXPECT_GE(v4.latency.tile_cycle_cycles,
+            v4.latency.global_latency_cycles + v4.latency.overhead_cycles);
+  c.rung = 8;
+  c.stages = 2;
+  const Prediction r8 = predict(h200(), input(c, {128, 128, 16384}));
+  EXPECT_NEAR(v4.latency.tile_cycle_cycles, r8.latency.tile_cycle_cycles,
+              0.05 * r8.latency.tile_cycle_cycles);
+}
+
 TEST(Latency, WarpsPerSchedulerIssueWithTheirOwnStalls) {
   // W / (1 - (1 - 1 / (1 + s))^W): a warp alone issues every 1 + s cycles.
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1, 0.5), 1.5);

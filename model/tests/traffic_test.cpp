@@ -361,6 +361,27 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_EQ(kernel_anatomy(k4096, c).prefetch_tiles, 1);
 }
 
+TEST(Anatomy, ChainPrefetchFollowsTheOperandIssuedLast) {
+  TileConfig c = tile(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 4);
+  // vector_width 4: B by cp.async two stages ahead, A through registers one stage ahead.
+  const KernelAnatomy v4 = kernel_anatomy(k4096, c);
+  EXPECT_EQ(v4.prefetch_tiles, 2);
+  EXPECT_EQ(v4.chain_prefetch_tiles, 1);
+  c.vector_width = 1;  // both operands by cp.async
+  EXPECT_EQ(kernel_anatomy(k4096, c).chain_prefetch_tiles, 2);
+  c.rung = 10;
+  c.stages = 4;
+  EXPECT_EQ(kernel_anatomy(k4096, c).chain_prefetch_tiles, 3);
+  c.vector_width = 4;
+  EXPECT_EQ(kernel_anatomy(k4096, c).chain_prefetch_tiles, 1);
+  c.rung = 8;
+  c.stages = 2;
+  EXPECT_EQ(kernel_anatomy(k4096, c).chain_prefetch_tiles, 1);
+  c.rung = 7;
+  c.stages = 1;
+  EXPECT_EQ(kernel_anatomy(k4096, c).chain_prefetch_tiles, 0);
+}
+
 TEST(Anatomy, BadConfigsThrow) {
   EXPECT_THROW(kernel_anatomy(k4096, tile(0, SmemLayout::kPlain, 1, 1, 1, 1, 1, 0, 0, 32, 1, 1)),
                std::invalid_argument);

@@ -183,7 +183,15 @@ struct PredictInput {
 ///                    ceil(warps / schedulers)), k_tile * FFMA latency)
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
 ///   d = 0:  tile_cycle = tile_issue + G * L_global + overhead  (load, wait, compute)
-///   d >= 1: tile_cycle = max(tile_issue + overhead + stage_wait, (L_global + overhead) / d)
+///   d >= 1: tile_cycle = max(tile_issue + overhead + stage_wait, (L_global + overhead) / d_A)
+/// (d = prefetch_tiles; d_A = chain_prefetch_tiles, the prefetch distance of the operand issued
+/// last: 1 for rungs 9-10 with vector_width 4, whose A goes through registers one stage ahead
+/// while B's cp.async or bulk copies run S - 1 ahead; see chain_prefetch_tiles in traffic.hpp.
+/// Evidence: the kernel source and SASS cited there. Found on test data, the selection run
+/// 42908a2: r09-async-32x32x8 s3 v4 at 512^3 and 128x128x16384 measures 7.07 / 0.53 TFLOPS
+/// against 6.44 / 0.49 for its r08 twin (A one stage ahead too), where d_A = d = 2 predicted
+/// 13.3 / 1.37, twice the r08 twin; with d_A = 1: 8.2 / 0.67. No training case binds on this
+/// floor: the training fit is unchanged)
 /// with L_global = global_wait_cycles(barriers > 0, l1_hit, L_shared,
 /// slowest_load_latency_cycles(hit, sectors, L_l2, L_dram) (sectors: tile_sectors for rungs 2-10,
 /// one warp's sectors of one k for rung 1), instruction counts in SM issue cycles

@@ -50,6 +50,9 @@ struct KernelAnatomy {
   int a_fragment = 0;                   // A values read into registers per k
   int b_fragment = 0;                   // B values read into registers per k
   int prefetch_tiles = 0;               // global->shared prefetch distance: 0 = load, wait, compute
+  /// Prefetch distance of the operand that arrives last (chain_prefetch_tiles): what bounds the
+  /// latency chain, (L_global + overhead) / chain_prefetch_tiles per K tile.
+  int chain_prefetch_tiles = 0;
   bool fragment_double_buffer = false;  // shared->register fragments prefetched one k ahead
   bool a_async_copy = false;            // A reaches shared memory by cp.async (no STS, no staging)
   bool b_async_copy = false;            // B by cp.async or bulk copies
@@ -114,6 +117,20 @@ struct KernelAnatomy {
 /// branch) and 7-10 (warp_common.cuh loads the whole stage into registers, then stores it) issue
 /// every load of the tile before the first store: 1.
 int serial_load_groups(int rung);
+
+/// Prefetch distance, in K tiles, of the operand whose copies are issued last before they are
+/// needed: the stages between the issue of a tile's slowest global load and the barrier that
+/// publishes that tile. Rungs 9-10 pipeline B (cp.async or bulk copies) prefetch_tiles stages
+/// ahead, but A with vector_width 4 goes through registers one stage ahead, as on rung 8: the
+/// LDG.128 of stage t + 1 is issued at the start of stage t and its registers are stored
+/// (transposing STS) just before the barrier that ends stage t (09_cp_async.cuh cp_async_block,
+/// 10_hopper_cluster.cuh; SASS, nvcc 13.0 sm_90, registry index 60 r09-async-32x32x8 s3 v4:
+/// the K loop issues its one LDG.E.128.CONSTANT after the LDGSTS of stage t + 2 and the four
+/// STS of those registers right before DEPBAR.LE SB0, 0x1 and BAR.SYNC of the same iteration;
+/// index 64 r09-async-128x128x8 s3 v4 likewise with two LDG.128 and eight STS). So A's wait is
+/// one whole L_global per K tile, not L_global / (S - 1):
+///   rungs 9-10, vector_width 4: 1;  otherwise prefetch_tiles.
+int chain_prefetch_tiles(const gemm::TileConfig& config, int prefetch_tiles);
 
 /// Floats per shared-memory fragment read of A and of B (LDS.64 = 2, LDS.128 = 4), read off
 /// the SASS of the ladder's kernels (nvcc 13.0, sm_90, nvdisasm of kernels/src/rung_04.cu, every
