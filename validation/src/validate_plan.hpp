@@ -40,7 +40,8 @@ std::vector<gemm::Problem> ladder_problems(bool quick);
 /// Sweep sizes: 4096^3 and the skinny 256 x 4096 x 4096; quick: 1024^3.
 std::vector<gemm::Problem> sweep_problems(bool quick);
 /// Training-sweep sizes (every config of rungs 4+, like the sweep, but in the model's training
-/// split): 2048^3 and 512 x 2048 x 4096 (below one wave for large tiles); quick: none.
+/// split): 2048^3, 512 x 2048 x 4096 (below one wave for large tiles) and 2049^3 (unaligned: K
+/// and N not multiples of 4); quick: none.
 std::vector<gemm::Problem> training_sweep_problems(bool quick);
 /// The selection experiment's shapes (issue: square, skinny, tall, odd, small; at least 10):
 /// 512^3, 1024^3, 2048^3, 4096^3, 256x4096x4096, 4096x256x4096, 8192x1024x1024,
