@@ -44,7 +44,9 @@ TEST(Rank, OrderAndTimesArePredictsOwn) {
   const Calibration calibration = tune::default_calibration(gpu);
   for (std::size_t i = 0; i < r.ranked.size(); ++i) {
     const tune::Ranked& x = r.ranked[i];
-    if (i > 0) EXPECT_LE(r.ranked[i - 1].time_s, x.time_s);
+    if (i > 0) {
+      EXPECT_LE(r.ranked[i - 1].time_s, x.time_s);
+    }
     const Prediction p = predict(gpu, tune::predict_input(candidates[x.index], problem), calibration);
     ASSERT_TRUE(p.launchable);
     EXPECT_DOUBLE_EQ(p.time_s, x.time_s) << kernels::kernel_id(x.candidate.config);
@@ -224,7 +226,9 @@ TEST(Rank, BestRasterOnlyKeepsEachConfigsFastestOrder) {
     EXPECT_TRUE(ids.insert(kernels::kernel_id(x.candidate.config)).second);
     // No candidate of the same config in the full ranking is faster.
     for (const tune::Ranked& y : all.ranked) {
-      if (y.candidate.config == x.candidate.config) EXPECT_GE(y.time_s, x.time_s);
+      if (y.candidate.config == x.candidate.config) {
+        EXPECT_GE(y.time_s, x.time_s);
+      }
     }
   }
   options.top = 3;
