@@ -33,16 +33,16 @@
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
 #include "rank_views.hpp"
-#include "selection_views.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/tune/problems.hpp"
-#include "roofcast/validation/selection.hpp"
 #include "roofcast/tune/rank.hpp"
 #include "roofcast/tune/space.hpp"
+#include "roofcast/validation/selection.hpp"
+#include "selection_views.hpp"
 #include "views.hpp"
 
 namespace po = boost::program_options;
@@ -599,8 +599,8 @@ int run_rank(const std::vector<std::string>& args) {
   add_gpu_options(desc);
   desc.add_options()("problems", po::value<std::string>(),
                      "problems file: {\"schema_version\": 1, \"problems\": [{\"name\", \"m\", "
-                     "\"n\", \"k\"}]}")(
-      "top", po::value<int>()->default_value(10), "configs shown per problem (0: all)")(
+                     "\"n\", \"k\"}]}")("top", po::value<int>()->default_value(10),
+                                        "configs shown per problem (0: all)")(
       "space", po::value<std::string>()->default_value("enumerated"),
       "enumerated (every config the tile rules allow) or registry (the compiled kernels)")(
       "rungs", po::value<std::string>(), "only these rungs, e.g. 7,8,9 (default: all)")(
@@ -665,10 +665,10 @@ int run_rank(const std::vector<std::string>& args) {
   } else {
     std::vector<roofcast::gemm::TileConfig> configs;
     for (const auto& entry : roofcast::kernels::kRegistry) {
-      const bool wanted = std::find(bounds.rungs.begin(), bounds.rungs.end(),
-                                    entry.config.rung) != bounds.rungs.end();
-      if (wanted && roofcast::tune::exclusion(gpu, entry.config) ==
-                        roofcast::tune::Exclusion::kNone) {
+      const bool wanted = std::find(bounds.rungs.begin(), bounds.rungs.end(), entry.config.rung) !=
+                          bounds.rungs.end();
+      if (wanted &&
+          roofcast::tune::exclusion(gpu, entry.config) == roofcast::tune::Exclusion::kNone) {
         configs.push_back(entry.config);
       }
     }
@@ -707,13 +707,13 @@ int run_selection(const std::vector<std::string>& args) {
       "occupancy, largest tile, Triton's former formula) against the measured best");
   add_common(desc);
   add_gpu_options(desc);
-  desc.add_options()("measurements", po::value<std::string>(),
-                     "the selection JSON (default: data/measurements/<gpu id>/sgemm-selection.json)")(
+  desc.add_options()(
+      "measurements", po::value<std::string>(),
+      "the selection JSON (default: data/measurements/<gpu id>/sgemm-selection.json)")(
       "training", po::value<std::string>(),
       "the measurement the calibration was fitted on, to count trained cases (default: "
       "data/measurements/<gpu id>/sgemm-ladder.json)")(
-      "report", po::value<std::string>(),
-      "write DIR/selection.md and its SVG figures (gnuplot)");
+      "report", po::value<std::string>(), "write DIR/selection.md and its SVG figures (gnuplot)");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
@@ -722,8 +722,8 @@ int run_selection(const std::vector<std::string>& args) {
   const roofcast::GpuSpec gpu = gpu_from(vm);
   const std::string dir = "data/measurements/" + gpu.id + "/";
   roofcast::views::SelectionSources sources;
-  sources.measurement_path =
-      vm.count("measurements") ? vm["measurements"].as<std::string>() : dir + "sgemm-selection.json";
+  sources.measurement_path = vm.count("measurements") ? vm["measurements"].as<std::string>()
+                                                      : dir + "sgemm-selection.json";
   sources.training_path =
       vm.count("training") ? vm["training"].as<std::string>() : dir + "sgemm-ladder.json";
   sources.calibration_path = "data/calibration/" + gpu.id + ".json";
@@ -735,9 +735,9 @@ int run_selection(const std::vector<std::string>& args) {
   }
   const auto selection = roofcast::validation::load_ladder_measurement(sources.measurement_path);
   const auto training = roofcast::validation::load_ladder_measurement(sources.training_path);
-  const auto estimated = roofcast::validation::evaluate_selection(
-      gpu, selection, stored->parameters, &training,
-      roofcast::validation::RegisterSource::kEstimated);
+  const auto estimated =
+      roofcast::validation::evaluate_selection(gpu, selection, stored->parameters, &training,
+                                               roofcast::validation::RegisterSource::kEstimated);
   const auto ptxas = roofcast::validation::evaluate_selection(
       gpu, selection, stored->parameters, &training, roofcast::validation::RegisterSource::kPtxas);
   if (vm.count("report")) {

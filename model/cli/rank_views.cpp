@@ -40,8 +40,8 @@ std::string rank_text(const RankReport& report) {
   for (std::size_t i = 0; i < report.problems.size(); ++i) {
     const tune::NamedProblem& np = report.problems[i];
     const tune::Ranking& r = report.rankings[i];
-    out << report.gpu_id << "  " << np.name << " (" << shape(np.problem) << "): "
-        << r.candidates << " candidates (" << report.space << " space), " << r.kept << " kept";
+    out << report.gpu_id << "  " << np.name << " (" << shape(np.problem) << "): " << r.candidates
+        << " candidates (" << report.space << " space), " << r.kept << " kept";
     bool first = true;
     for (int reason = 0; reason < tune::kPruneReasonCount; ++reason) {
       if (r.pruned_by_reason[reason] == 0) continue;
@@ -53,8 +53,8 @@ std::string rank_text(const RankReport& report) {
     if (r.other_rasters > 0) out << "; " << r.other_rasters << " slower raster orders folded";
     out << (r.calibrated ? "" : "; uncalibrated model") << "\n";
     std::snprintf(line, sizeof line, "%4s  %-54s %-12s %7s %10s %4s %-20s %5s %5s %5s %5s %-13s\n",
-                  "#", "kernel", "raster", "TFLOPS", "time_us", "blk", "occupancy limiter",
-                  "occ", "waves", "tail", "L2hit", "binding");
+                  "#", "kernel", "raster", "TFLOPS", "time_us", "blk", "occupancy limiter", "occ",
+                  "waves", "tail", "L2hit", "binding");
     out << line;
     for (std::size_t j = 0; j < r.ranked.size(); ++j) {
       const tune::Ranked& x = r.ranked[j];

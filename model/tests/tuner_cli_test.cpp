@@ -86,8 +86,8 @@ TEST(RankCli, BadInputNamesTheProblem) {
   expect_error("rank --gpu h200-sxm" + p + " --space all", 2, "--space");
   expect_error("rank --gpu h200-sxm" + p + " --min-occupancy 2", 2, "--min-occupancy");
   expect_error("rank --gpu h200-sxm" + p + " --top -1", 2, "--top");
-  const fs::path bad = write_temp("bad_problems.json",
-                                  R"({"schema_version": 1, "problems": [{"m": 0, "n": 1, "k": 1}]})");
+  const fs::path bad = write_temp(
+      "bad_problems.json", R"({"schema_version": 1, "problems": [{"m": 0, "n": 1, "k": 1}]})");
   expect_error("rank --gpu h200-sxm --problems '" + bad.string() + "'", 1, "problems[0].m");
   expect_error("rank --gpu h200-sxm --problems /nonexistent.json", 1, "/nonexistent.json");
   fs::remove(problems);
@@ -97,7 +97,8 @@ TEST(RankCli, BadInputNamesTheProblem) {
 TEST(SelectionCli, CommittedReportIsRegeneratedExactly) {
   // Run from the repository root: the report names its inputs by repository path.
   const fs::path root = fs::path(ROOFCAST_DATA_DIR).parent_path();
-  const fs::path out = fs::temp_directory_path() / ("roofcast_selection_" + std::to_string(::getpid()));
+  const fs::path out =
+      fs::temp_directory_path() / ("roofcast_selection_" + std::to_string(::getpid()));
   const fs::path previous = fs::current_path();
   fs::current_path(root);
   const CliRun run = run_cli("selection --gpu h200-sxm --report '" + out.string() + "'");
@@ -122,11 +123,13 @@ TEST(SelectionCli, RoofcastBeatsEveryBaselineOnTheCommittedRun) {
   const CliRun run = run_cli("selection --gpu h200-sxm --json");
   fs::current_path(previous);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const nlohmann::json summary = nlohmann::json::parse(run.out).at("estimated_registers").at("summary");
+  const nlohmann::json summary =
+      nlohmann::json::parse(run.out).at("estimated_registers").at("summary");
   const auto& ours = summary.at("roofcast");
   for (const char* baseline : {"highest_occupancy", "largest_tile", "triton_formula"}) {
     const auto& theirs = summary.at(baseline);
-    EXPECT_GT(ours.at("mean_top1_of_best").get<double>(), theirs.at("mean_top1_of_best").get<double>())
+    EXPECT_GT(ours.at("mean_top1_of_best").get<double>(),
+              theirs.at("mean_top1_of_best").get<double>())
         << baseline;
     EXPECT_GT(ours.at("mean_spearman").get<double>(), theirs.at("mean_spearman").get<double>())
         << baseline;

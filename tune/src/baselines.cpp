@@ -87,13 +87,13 @@ double triton_matmul_estimate_ms(const GpuSpec& gpu, const gemm::Problem& proble
   const double warps = std::max(1, (threads + 31) / 32);
 
   const double subcores = kSubcoresPerSm * gpu.chip.sm_count;
-  const double tflops = std::min(subcores, ctas * std::min(warps, kCountedWarpsPerCta)) /
-                        subcores * gpu.peak_TFLOPS.fp32;
+  const double tflops = std::min(subcores, ctas * std::min(warps, kCountedWarpsPerCta)) / subcores *
+                        gpu.peak_TFLOPS.fp32;
   const double compute_ms = 2.0 * m * n * k / kGiOps / tflops;
 
   const double bw1 = std::min(1.0, ctas / kSaturatingCtas);
-  const double bw2 = std::clamp((ctas - kSaturatingCtas) / (kOriginalSmCount - kSaturatingCtas),
-                                0.0, 1.0);
+  const double bw2 =
+      std::clamp((ctas - kSaturatingCtas) / (kOriginalSmCount - kSaturatingCtas), 0.0, 1.0);
   const double dram_GBps = gpu.chip.dram_bw_GBps * (0.95 * bw1 + 0.05 * bw2);
   const double l2_GBps = dram_GBps * kL2OverDramBandwidth;
   const double miss = 1 - kAssumedL2Hit;

@@ -41,7 +41,8 @@ std::vector<NamedProblem> parse_problems(std::string_view json_text, std::string
   if (!doc.is_object()) throw SpecError(file, "(document)", "a JSON object");
   if (!doc.contains("schema_version") || !doc.at("schema_version").is_number_integer() ||
       doc.at("schema_version").get<int>() != kProblemsSchemaVersion) {
-    throw SpecError(file, "schema_version", "the integer " + std::to_string(kProblemsSchemaVersion));
+    throw SpecError(file, "schema_version",
+                    "the integer " + std::to_string(kProblemsSchemaVersion));
   }
   if (!doc.contains("problems") || !doc.at("problems").is_array() || doc.at("problems").empty()) {
     throw SpecError(file, "problems", "a non-empty array of {name, m, n, k}");

@@ -24,14 +24,20 @@ struct Scored {
 using ConfigKey = std::array<int, 13>;
 
 ConfigKey key_of(const gemm::TileConfig& c) {
-  return {c.rung, static_cast<int>(c.layout), c.bm, c.bn, c.bk, c.tm, c.tn, c.wm, c.wn,
-          c.threads, c.stages, c.vector_width, c.cluster};
+  return {c.rung,   static_cast<int>(c.layout),
+          c.bm,     c.bn,
+          c.bk,     c.tm,
+          c.tn,     c.wm,
+          c.wn,     c.threads,
+          c.stages, c.vector_width,
+          c.cluster};
 }
 
 struct ConfigKeyHash {
   std::size_t operator()(const ConfigKey& key) const {
     std::size_t h = 1469598103934665603ULL;  // FNV-1a over the fields
-    for (int v : key) h = (h ^ static_cast<std::size_t>(static_cast<unsigned>(v))) * 1099511628211ULL;
+    for (int v : key)
+      h = (h ^ static_cast<std::size_t>(static_cast<unsigned>(v))) * 1099511628211ULL;
     return h;
   }
 };
@@ -113,8 +119,8 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
              const std::vector<Candidate>& candidates, const RankOptions& options) {
   if (problem.m < 1 || problem.n < 1 || problem.k < 1) {
     throw std::invalid_argument("rank: problem M, N and K must be >= 1 (got " +
-                                std::to_string(problem.m) + "x" + std::to_string(problem.n) +
-                                "x" + std::to_string(problem.k) + ")");
+                                std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+                                std::to_string(problem.k) + ")");
   }
   const PruneRules& rules = options.prune;
   if (!(rules.min_occupancy >= 0 && rules.min_occupancy <= 1)) {
@@ -128,8 +134,8 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
   Ranking r;
   r.gpu_id = gpu.id;
   r.problem = problem;
-  r.calibration = options.calibration ? *options.calibration
-                                      : default_calibration(gpu, &r.calibrated);
+  r.calibration =
+      options.calibration ? *options.calibration : default_calibration(gpu, &r.calibrated);
   if (options.calibration) r.calibrated = true;
   r.candidates = candidates.size();
 
@@ -195,9 +201,8 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
   r.kept = scored.size();
 
   if (explain_all) {
-    std::stable_sort(r.ranked.begin(), r.ranked.end(), [](const Ranked& a, const Ranked& b) {
-      return a.time_s < b.time_s;
-    });
+    std::stable_sort(r.ranked.begin(), r.ranked.end(),
+                     [](const Ranked& a, const Ranked& b) { return a.time_s < b.time_s; });
     return r;
   }
   // Keep the `top` fastest, then predict those again for their explanations.

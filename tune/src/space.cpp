@@ -47,8 +47,9 @@ void validate(const SpaceBounds& b) {
   if (b.rasters.empty()) throw std::invalid_argument("SpaceBounds.rasters: empty list");
   for (const gemm::RasterOrder& r : b.rasters) {
     if (r.kind == RasterKind::kZOrder) {
-      throw std::invalid_argument("SpaceBounds.rasters: z_order is a model-only order, kernels "
-                                  "do not launch it");
+      throw std::invalid_argument(
+          "SpaceBounds.rasters: z_order is a model-only order, kernels "
+          "do not launch it");
     }
     if (r.kind == RasterKind::kGrouped && r.group < 1) {
       throw std::invalid_argument("SpaceBounds.rasters: grouped order with group " +

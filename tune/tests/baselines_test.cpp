@@ -31,7 +31,8 @@ TEST(Baselines, TritonFormulaByHand) {
   const GpuSpec& gpu = embedded_spec("h200-sxm");
   const gemm::TileConfig c =
       kernels::tile(7, gemm::SmemLayout::kPadded, 128, 128, 16, 8, 8, 64, 32, 256, 1, 4);
-  const double compute_ms = 2.0 * 4096.0 * 4096.0 * 4096.0 / std::pow(1024.0, 3) / gpu.peak_TFLOPS.fp32;
+  const double compute_ms =
+      2.0 * 4096.0 * 4096.0 * 4096.0 / std::pow(1024.0, 3) / gpu.peak_TFLOPS.fp32;
   const double bw = gpu.chip.dram_bw_GBps * (0.95 + 0.05);
   const double a = 4096.0 * 4096.0 * 4;
   const double dram = (a * (1 + 0.2 * 31) * 2) / (1024.0 * 1024.0);
@@ -70,9 +71,11 @@ TEST(Baselines, OrdersFollowTheirKeys) {
   const GpuSpec& gpu = embedded_spec("h200-sxm");
   const gemm::Problem problem{2048, 2048, 2048};
   const std::vector<Candidate> candidates = registry_candidates();
-  const auto occupancy_order = tune::baseline_order(gpu, problem, candidates, Selector::kHighestOccupancy);
+  const auto occupancy_order =
+      tune::baseline_order(gpu, problem, candidates, Selector::kHighestOccupancy);
   const auto tile_order = tune::baseline_order(gpu, problem, candidates, Selector::kLargestTile);
-  const auto triton_order = tune::baseline_order(gpu, problem, candidates, Selector::kTritonFormula);
+  const auto triton_order =
+      tune::baseline_order(gpu, problem, candidates, Selector::kTritonFormula);
   ASSERT_FALSE(occupancy_order.empty());
   EXPECT_EQ(occupancy_order.size(), tile_order.size());
   EXPECT_EQ(occupancy_order.size(), triton_order.size());

@@ -47,7 +47,8 @@ TEST(Rank, OrderAndTimesArePredictsOwn) {
     if (i > 0) {
       EXPECT_LE(r.ranked[i - 1].time_s, x.time_s);
     }
-    const Prediction p = predict(gpu, tune::predict_input(candidates[x.index], problem), calibration);
+    const Prediction p =
+        predict(gpu, tune::predict_input(candidates[x.index], problem), calibration);
     ASSERT_TRUE(p.launchable);
     EXPECT_DOUBLE_EQ(p.time_s, x.time_s) << kernels::kernel_id(x.candidate.config);
     EXPECT_DOUBLE_EQ(p.tflops, x.tflops);
@@ -120,7 +121,8 @@ TEST(Rank, PruningRulesDropWithTheirReasons) {
   // Each pruned candidate breaks the rule recorded (first in PruneReason order).
   const Calibration calibration = tune::default_calibration(gpu);
   for (const tune::Pruned& p : r.pruned) {
-    const Prediction pred = predict(gpu, tune::predict_input(candidates[p.index], problem), calibration);
+    const Prediction pred =
+        predict(gpu, tune::predict_input(candidates[p.index], problem), calibration);
     switch (p.reason) {
       case PruneReason::kNotLaunchable:
         EXPECT_FALSE(pred.launchable);
@@ -258,8 +260,7 @@ TEST(Problems, ParsesAndRefusesWithFieldNames) {
       {R"({"schema_version": 1, "problems": [{"m": 0, "n": 1, "k": 1}]})", "problems[0].m"},
       {R"({"schema_version": 1, "problems": [{"m": 1, "n": 1.5, "k": 1}]})", "problems[0].n"},
       {R"({"schema_version": 1, "problems": [{"m": 1, "n": 1}]})", "problems[0].k"},
-      {R"({"schema_version": 1, "problems": [{"m": 1, "n": 1, "k": 1, "x": 2}]})",
-       "problems[0].x"},
+      {R"({"schema_version": 1, "problems": [{"m": 1, "n": 1, "k": 1, "x": 2}]})", "problems[0].x"},
       {R"({"schema_version": 1, "problems": [{"name": "a", "m": 1, "n": 1, "k": 1},
                                               {"name": "a", "m": 2, "n": 2, "k": 2}]})",
        "problems[1].name"},

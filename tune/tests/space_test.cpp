@@ -59,7 +59,8 @@ TEST(Space, ContainsEveryRegisteredConfigWithinTheDefaultBounds) {
 
 TEST(Space, OlderGpusLoseTheRungsTheyCannotRun) {
   // V100 (7.0): no cp.async (rung 9), no clusters (rung 10). A100 (8.0): no rung 10.
-  for (const auto& [id, highest] : {std::pair{"v100-sxm2-32gb", 8}, std::pair{"a100-sxm4-80gb", 9}}) {
+  for (const auto& [id, highest] :
+       {std::pair{"v100-sxm2-32gb", 8}, std::pair{"a100-sxm4-80gb", 9}}) {
     const auto& gpu = embedded_spec(id);
     const std::vector<TileConfig> configs = enumerate_configs(gpu);
     ASSERT_FALSE(configs.empty());
@@ -98,8 +99,8 @@ TEST(Space, SharedMemoryLimitExcludesLargeStagedTiles) {
   b.thread_tiles = {16};
   b.warp_tiles = {64};
   b.vector_widths = {4};
-  TileConfig c = kernels::tile(9, roofcast::gemm::SmemLayout::kPadded, 256, 256, 32, 16, 16, 64,
-                               64, 0, 4, 4);
+  TileConfig c =
+      kernels::tile(9, roofcast::gemm::SmemLayout::kPadded, 256, 256, 32, 16, 16, 64, 64, 0, 4, 4);
   c.threads = 32 * (256 / 64) * (256 / 64);
   if (kernels::violated_rule(c) == nullptr) {
     EXPECT_EQ(exclusion(embedded_spec("h200-sxm"), c), Exclusion::kSharedMemory);
@@ -141,12 +142,11 @@ TEST(Space, RepeatedBoundValuesDoNotRepeatConfigs) {
   once.rungs = {7};
   once.block_tiles = {64, 128};
   EXPECT_EQ(configs.size(), enumerate_configs(embedded_spec("h200-sxm"), once).size());
-  const auto candidates = with_raster_orders(
-      configs, [] {
-        SpaceBounds r;
-        r.rasters = {{RasterKind::kRowMajor, 1}, {RasterKind::kRowMajor, 1}};
-        return r;
-      }());
+  const auto candidates = with_raster_orders(configs, [] {
+    SpaceBounds r;
+    r.rasters = {{RasterKind::kRowMajor, 1}, {RasterKind::kRowMajor, 1}};
+    return r;
+  }());
   EXPECT_EQ(candidates.size(), configs.size());
 }
 

@@ -130,8 +130,8 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
     }
     s.selectors[static_cast<int>(tune::Selector::kRoofcast)] =
         outcome_of(roofcast_order, time_ms, s.measured_TFLOPS, s.kernels, best_time);
-    for (tune::Selector selector : {tune::Selector::kHighestOccupancy,
-                                    tune::Selector::kLargestTile, tune::Selector::kTritonFormula}) {
+    for (tune::Selector selector : {tune::Selector::kHighestOccupancy, tune::Selector::kLargestTile,
+                                    tune::Selector::kTritonFormula}) {
       s.selectors[static_cast<int>(selector)] =
           outcome_of(tune::baseline_order(gpu, problem, candidates, selector), time_ms,
                      s.measured_TFLOPS, s.kernels, best_time);

@@ -136,9 +136,9 @@ std::vector<Problem> training_sweep_problems(bool quick) {
 
 std::vector<Problem> selection_problems(bool quick) {
   if (quick) return {cube(1000), {256, 1024, 1024}};
-  return {cube(512),          cube(1024),          cube(2048),         cube(4096),
-          {256, 4096, 4096},  {4096, 256, 4096},   {8192, 1024, 1024}, {4096, 4096, 256},
-          {128, 128, 16384},  cube(1000),          {1999, 3001, 1537}};
+  return {cube(512),         cube(1024),        cube(2048),         cube(4096),
+          {256, 4096, 4096}, {4096, 256, 4096}, {8192, 1024, 1024}, {4096, 4096, 256},
+          {128, 128, 16384}, cube(1000),        {1999, 3001, 1537}};
 }
 
 std::vector<Problem> check_problems() {
@@ -167,7 +167,8 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
   if (options.selection) {
     for (const Problem& problem : selection_problems(options.quick)) {
       if (kernels_filter(std::string(kCublasKernel))) {
-        plan.push_back({CaseSpec{std::nullopt, problem, RasterOrder{}}, CaseSet::kSelection, false});
+        plan.push_back(
+            {CaseSpec{std::nullopt, problem, RasterOrder{}}, CaseSet::kSelection, false});
       }
       for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
         const kernels::TileConfig& config = kernels::kRegistry[i].config;

@@ -35,16 +35,16 @@ struct Candidate {
 /// (derived_threads) and kernels::violated_rule decides what is valid.
 struct SpaceBounds {
   std::vector<int> rungs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  std::vector<int> block_tiles = {32, 64, 128, 256};     // BM and BN (rungs 2-10)
-  std::vector<int> naive_rows = {1, 2, 4, 8, 16, 32};    // BM of rung 1 (a row of threads)
-  std::vector<int> naive_columns = {32, 64, 128, 256};   // BN of rung 1
-  std::vector<int> shared_tiles = {8, 16, 32};           // rung 2's square tile T = BM = BN = BK
-  std::vector<int> k_tiles = {4, 8, 16, 32};             // BK (rungs 3-10)
-  std::vector<int> thread_tiles = {2, 4, 8, 16};         // TM and TN (rung 3: TN = 1)
-  std::vector<int> warp_tiles = {16, 32, 64, 128};       // WM and WN (rungs 7-10)
-  std::vector<int> stages = {1, 2, 3, 4};                // rungs 7-10
-  std::vector<int> vector_widths = {1, 4};               // A's load width
-  std::vector<int> clusters = {1, 2, 4};                 // rung 10
+  std::vector<int> block_tiles = {32, 64, 128, 256};    // BM and BN (rungs 2-10)
+  std::vector<int> naive_rows = {1, 2, 4, 8, 16, 32};   // BM of rung 1 (a row of threads)
+  std::vector<int> naive_columns = {32, 64, 128, 256};  // BN of rung 1
+  std::vector<int> shared_tiles = {8, 16, 32};          // rung 2's square tile T = BM = BN = BK
+  std::vector<int> k_tiles = {4, 8, 16, 32};            // BK (rungs 3-10)
+  std::vector<int> thread_tiles = {2, 4, 8, 16};        // TM and TN (rung 3: TN = 1)
+  std::vector<int> warp_tiles = {16, 32, 64, 128};      // WM and WN (rungs 7-10)
+  std::vector<int> stages = {1, 2, 3, 4};               // rungs 7-10
+  std::vector<int> vector_widths = {1, 4};              // A's load width
+  std::vector<int> clusters = {1, 2, 4};                // rung 10
   /// Raster orders of rungs 7-10 (rungs 1-6 launch row-major only). Grouped orders are listed
   /// with their group size.
   std::vector<gemm::RasterOrder> rasters = {{gemm::RasterKind::kRowMajor, 1},

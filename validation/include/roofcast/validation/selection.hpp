@@ -25,10 +25,10 @@ enum class RegisterSource : int {
 
 /// One selector on one shape.
 struct SelectorOutcome {
-  std::string top1_kernel;         // the selector's first choice
-  double top1_TFLOPS = 0;          // its measured rate
-  double top1_of_best = 0;         // measured best time / top-1's measured time (<= 1)
-  double best_of_top5_of_best = 0; // the same for the fastest measured of its first five
+  std::string top1_kernel;          // the selector's first choice
+  double top1_TFLOPS = 0;           // its measured rate
+  double top1_of_best = 0;          // measured best time / top-1's measured time (<= 1)
+  double best_of_top5_of_best = 0;  // the same for the fastest measured of its first five
   /// Spearman correlation of the selector's order with the measured rates, over every measured
   /// config of the shape (rank 1 = the selector's first); empty for n < 2.
   std::optional<double> spearman;
@@ -62,7 +62,7 @@ struct SelectorSummary {
 
 struct SelectionReport {
   std::string spec_id;
-  LadderContext context;  // the selection measurement's
+  LadderContext context;             // the selection measurement's
   std::string calibration_revision;  // the measurement the calibration was fitted on
   RegisterSource registers = RegisterSource::kEstimated;
   std::vector<ShapeSelection> shapes;  // in measurement order
