@@ -181,9 +181,8 @@ struct WaveModel {
 
 TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) {
   TimeTerms t;
-  const double issue_warps =
-      block_issue_cycles_per_instruction(ceil_div_int(blocks_per_sm * m.warps, m.schedulers),
-                                         m.own_stall_cycles);
+  const double issue_warps = block_issue_cycles_per_instruction(
+      ceil_div_int(blocks_per_sm * m.warps, m.schedulers), m.own_stall_cycles);
   const double epilogue = m.epilogue_instructions * issue_warps;
   const double round_issue = m.instructions_per_warp_tile * issue_warps;
   t[TimeTerm::kIssue] = (m.k_tiles * round_issue + epilogue) / m.clock_Hz;
@@ -453,10 +452,10 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       fragment_wait_cycles(a.fragment_round_trips, h.blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, l1_bytes_per_cycle);
   const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
-  h.tile_issue_cycles = std::max(
-      m.instructions_per_warp_tile *
-          block_issue_cycles_per_instruction(block_warps_per_scheduler, m.own_stall_cycles),
-      a.k_tile * lat.ffma_cycles);
+  h.tile_issue_cycles =
+      std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(
+                                                  block_warps_per_scheduler, m.own_stall_cycles),
+               a.k_tile * lat.ffma_cycles);
   h.stage_wait_cycles = stage_wait_cycles(a);
   const double lg_wavefronts_per_warp_tile =
       a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;

@@ -579,9 +579,8 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   // registers with N % 4 != 0 take the guarded scalar fallback of load4; B by cp.async with
   // N % 4 != 0 takes guarded 4-byte copies.
   const double scalar_a = a_in_registers && !a.a_vector ? a.global_a.instructions : 0.0;
-  const double scalar_b = !a.b_bulk_copy && !a.b_vector && !a.b_async_copy
-                              ? a.global_b.instructions
-                              : 0.0;
+  const double scalar_b =
+      !a.b_bulk_copy && !a.b_vector && !a.b_async_copy ? a.global_b.instructions : 0.0;
   const double byte_b = a.b_async_copy && !a.b_vector ? a.global_b.instructions : 0.0;
   const double predicated_loads =
       interior ? (a_in_registers ? 0.0 : a.global_a.instructions)

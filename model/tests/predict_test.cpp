@@ -266,9 +266,9 @@ TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
   const KernelAnatomy odd = kernel_anatomy({1999, 3001, 1537}, c);
   ASSERT_GT(odd.unaligned_copy_instructions, 0);
   EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd),
-                   kWarpOwnStallCyclesPerInstruction +
-                       kUnalignedCopyStallCycles * odd.unaligned_copy_instructions /
-                           odd.instructions());
+                   kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles *
+                                                           odd.unaligned_copy_instructions /
+                                                           odd.instructions());
   // Extra instructions (spill accesses) dilute the share.
   EXPECT_LT(warp_own_stall_cycles(odd, 1000), warp_own_stall_cycles(odd));
   // The odd shape's instructions issue slower than the aligned ones on the same scheduler.

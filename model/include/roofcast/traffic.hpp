@@ -155,10 +155,10 @@ enum class UnalignedCopy {
 /// vector path. Training data (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
 /// sweep-train at 2049^3: every rung 4-10 config on these paths): with these counts and the
 /// refitted calibration, rungs 7-10 at 2049^3 go from 17.3 / 8.5 / 12.5 / 22.5% MAPE (generic
-/// count) to 11.3 / 8.8 / 8.6 / 10.2% (r10 with kFallbackStageWaitCycles too; 14.0% without); Nsight
-/// Compute's fixed-latency "wait" stall rises by 0.09-0.21 per instruction from 2048^3 to
-/// 2049^3 for rungs 7-10, as kUnalignedCopyStallCycles predicts (0.11 for r08 256x128x8).
-/// Counting the rung 5-6 fallback at 8.65 too raised held-out MAPE 6.4 -> 6.6%.
+/// count) to 11.3 / 8.8 / 8.6 / 10.2% (r10 with kFallbackStageWaitCycles too; 14.0%
+/// without); Nsight Compute's fixed-latency "wait" stall rises by 0.09-0.21 per instruction
+/// from 2048^3 to 2049^3 for rungs 7-10, as kUnalignedCopyStallCycles predicts (0.11 for r08
+/// 256x128x8). Counting the rung 5-6 fallback at 8.65 too raised held-out MAPE 6.4 -> 6.6%.
 /// Per warp per K tile the model counts each path's copies
 /// (KernelAnatomy::global_a / global_b instructions) times these; the B copies of rungs 9-10
 /// walk one B row per warp (32 consecutive floats; the first row stands for all, so a warp's
@@ -166,7 +166,6 @@ enum class UnalignedCopy {
 inline constexpr double kUnalignedScalarLoadInteger = 8.65;
 inline constexpr double kUnalignedByteCopyInteger = 18;
 double unaligned_copy_integer(UnalignedCopy path);
-
 
 /// Prefetch distance, in K tiles, of the operand whose copies are issued last before they are
 /// needed: the stages between the issue of a tile's slowest global load and the barrier that
