@@ -151,6 +151,7 @@ struct WaveModel {
   double instructions_per_warp_tile = 0;  // spill accesses included
   double l1_wavefronts_per_warp_tile = 0;
   double epilogue_instructions = 0;
+  double own_stall_cycles = kWarpOwnStallCyclesPerInstruction;  // warp_own_stall_cycles
   double tile_cycle = 0;
   double tile_issue = 0;
   /// Warps without a barrier (rung 1): L1 queue wait per resident block (lsu_queue_wait_cycles
@@ -180,8 +181,8 @@ struct WaveModel {
 
 TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) {
   TimeTerms t;
-  const double issue_warps =
-      block_issue_cycles_per_instruction(ceil_div_int(blocks_per_sm * m.warps, m.schedulers));
+  const double issue_warps = block_issue_cycles_per_instruction(
+      ceil_div_int(blocks_per_sm * m.warps, m.schedulers), m.own_stall_cycles);
   const double epilogue = m.epilogue_instructions * issue_warps;
   const double round_issue = m.instructions_per_warp_tile * issue_warps;
   t[TimeTerm::kIssue] = (m.k_tiles * round_issue + epilogue) / m.clock_Hz;
@@ -189,7 +190,7 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
                                kWavefrontBytes / m.l1_bytes_per_s_per_sm;
   const double one_block_epilogue =
       m.epilogue_instructions *
-      block_issue_cycles_per_instruction(ceil_div_int(m.warps, m.schedulers));
+      block_issue_cycles_per_instruction(ceil_div_int(m.warps, m.schedulers), m.own_stall_cycles);
   const double fragment_wait =
       fragment_wait_cycles(m.fragment_round_trips, blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, m.l1_bytes_per_cycle);
@@ -258,6 +259,13 @@ double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_st
   return w / (1 - all_idle);
 }
 
+double warp_own_stall_cycles(const KernelAnatomy& a, double extra_instructions) {
+  const double instructions = a.instructions() + std::max(0.0, extra_instructions);
+  const double unaligned_share =
+      instructions > 0 ? std::clamp(a.unaligned_copy_instructions / instructions, 0.0, 1.0) : 0.0;
+  return kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles * unaligned_share;
+}
+
 double ffma_issue_cycles(const SmLimits& sm) {
   if (sm.fp32_lanes_per_sm <= 0 || sm.warp_size <= 0) return 1.0;
   const double cycles = static_cast<double>(sm.warp_size) *
@@ -270,7 +278,8 @@ double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, d
 }
 
 double stage_wait_cycles(const KernelAnatomy& anatomy) {
-  return anatomy.b_bulk_copy ? kFullBarrierWaitCycles : 0.0;
+  if (anatomy.rung != 10) return 0.0;
+  return anatomy.b_bulk_copy ? kFullBarrierWaitCycles : kFallbackStageWaitCycles;
 }
 
 bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
@@ -408,6 +417,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       a.ffma, a.instructions() + spill.accesses_per_tile, ffma_cycles, issue_rate);
   m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + spill.accesses_per_tile;
   m.epilogue_instructions = warp_issue_cycles(0, a.epilogue_instructions, 1, issue_rate);
+  m.own_stall_cycles = warp_own_stall_cycles(a, spill.accesses_per_tile);
   const Latencies& lat = p.latencies;
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();
@@ -442,9 +452,10 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       fragment_wait_cycles(a.fragment_round_trips, h.blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, l1_bytes_per_cycle);
   const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
-  h.tile_issue_cycles = std::max(
-      m.instructions_per_warp_tile * block_issue_cycles_per_instruction(block_warps_per_scheduler),
-      a.k_tile * lat.ffma_cycles);
+  h.tile_issue_cycles =
+      std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(
+                                                  block_warps_per_scheduler, m.own_stall_cycles),
+               a.k_tile * lat.ffma_cycles);
   h.stage_wait_cycles = stage_wait_cycles(a);
   const double lg_wavefronts_per_warp_tile =
       a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;
@@ -461,7 +472,8 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   h.tile_cycle_cycles += h.fragment_wait_cycles;
   h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
   h.round_issue_cycles =
-      m.instructions_per_warp_tile * block_issue_cycles_per_instruction(h.warps_per_scheduler);
+      m.instructions_per_warp_tile *
+      block_issue_cycles_per_instruction(h.warps_per_scheduler, m.own_stall_cycles);
   h.round_l1_cycles =
       static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
   // Convoys: without prefetch (rungs 2-7) the blocks wait for their tiles together; rung 10's

@@ -205,6 +205,16 @@ int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
   return std::max(minimum, lines);
 }
 
+double unaligned_copy_integer(UnalignedCopy path) {
+  switch (path) {
+    case UnalignedCopy::kScalarLoad:
+      return kUnalignedScalarLoadInteger;
+    case UnalignedCopy::kByteCopy:
+      return kUnalignedByteCopyInteger;
+  }
+  return 0.0;
+}
+
 int chain_prefetch_tiles(const gemm::TileConfig& c, int prefetch_tiles) {
   const bool a_in_registers = c.rung >= 9 && c.vector_width == kVectorFloats;
   return a_in_registers ? std::min(1, prefetch_tiles) : prefetch_tiles;
@@ -524,6 +534,19 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
     a.store_b.vector_floats = kVectorFloats;
     a.store_b.wavefronts = 1;
     a.store_b.wavefronts_ideal = 1;
+  } else if (a.b_async_copy && !a.b_vector) {
+    // Rungs 9-10 with unaligned B rows: 4-byte cp.async (BElementCopies), thread t at row
+    // t / BN, column t % BN, a warp's 32 consecutive floats of a row.
+    walk_lanes(s.lanes, c.bn, [&](int lane, int row, int col) {
+      words[lane] = static_cast<std::int64_t>(row) * p.n + col;
+      shared[lane] = static_cast<std::int64_t>(row) * c.bn + col;
+    });
+    a.global_b.instructions = copies_per_warp(c.bk * c.bn, a.threads);
+    a.global_b.wavefronts =
+        global_wavefronts(words, s.lanes, 1, &a.global_b.wavefronts_ideal, &a.global_b.sectors);
+    a.store_b.instructions = a.global_b.instructions;
+    a.store_b.wavefronts =
+        shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_b.wavefronts_ideal);
   } else {
     a.global_b = tile_global_load(s, c.bk, c.bn, p.n, a.threads, kVectorFloats, a.b_vector);
     a.store_b.instructions = b_vectors;
@@ -552,11 +575,23 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const Shape
   // model takes every block as interior) copy B, and with vector_width 4 A, from per-thread
   // pointers advanced once per stage: no address or predicate per copy, one add per pointer.
   const bool interior = c.rung == 9 && p.k % c.bk == 0 && a.a_vector && a.b_vector;
-  const double predicated_loads = interior ? (a_in_registers ? 0.0 : a.global_a.instructions)
-                                           : a.global_a.instructions + a.global_b.instructions;
+  // Unaligned rows (unaligned_copy_integer): A through registers with K % 4 != 0 and B through
+  // registers with N % 4 != 0 take the guarded scalar fallback of load4; B by cp.async with
+  // N % 4 != 0 takes guarded 4-byte copies.
+  const double scalar_a = a_in_registers && !a.a_vector ? a.global_a.instructions : 0.0;
+  const double scalar_b =
+      !a.b_bulk_copy && !a.b_vector && !a.b_async_copy ? a.global_b.instructions : 0.0;
+  const double byte_b = a.b_async_copy && !a.b_vector ? a.global_b.instructions : 0.0;
+  const double predicated_loads =
+      interior ? (a_in_registers ? 0.0 : a.global_a.instructions)
+               : a.global_a.instructions + a.global_b.instructions - scalar_a - scalar_b - byte_b;
   const double pointer_advances = interior ? (a_in_registers ? 2 : 1) : 0;
-  a.integer_overhead =
-      kIntegerPerGlobalLoad * predicated_loads + pointer_advances + kLoopInstructionsPerTile;
+  const double unaligned_integer =
+      unaligned_copy_integer(UnalignedCopy::kScalarLoad) * (scalar_a + scalar_b) +
+      unaligned_copy_integer(UnalignedCopy::kByteCopy) * byte_b;
+  a.unaligned_copy_instructions = unaligned_integer + scalar_a + scalar_b + byte_b;
+  a.integer_overhead = kIntegerPerGlobalLoad * predicated_loads + unaligned_integer +
+                       pointer_advances + kLoopInstructionsPerTile;
   const int c_vectors = a.outputs_per_thread / kVectorFloats;
   a.epilogue_instructions =
       a.outputs_per_thread + 2.0 * (a.b_vector ? c_vectors : kVectorFloats * c_vectors);

@@ -259,6 +259,40 @@ TEST(Clock, FfmaIssueCyclesFromTheLanesPerScheduler) {
   EXPECT_DOUBLE_EQ(warp_issue_cycles(0, 10, 2, 1), 10);
 }
 
+TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
+  const TileConfig c = tile(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1);
+  const KernelAnatomy aligned = kernel_anatomy({4096, 4096, 4096}, c);
+  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(aligned), kWarpOwnStallCyclesPerInstruction);
+  const KernelAnatomy odd = kernel_anatomy({1999, 3001, 1537}, c);
+  ASSERT_GT(odd.unaligned_copy_instructions, 0);
+  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd),
+                   kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles *
+                                                           odd.unaligned_copy_instructions /
+                                                           odd.instructions());
+  // Extra instructions (spill accesses) dilute the share.
+  EXPECT_LT(warp_own_stall_cycles(odd, 1000), warp_own_stall_cycles(odd));
+  // The odd shape's instructions issue slower than the aligned ones on the same scheduler.
+  const Prediction p_odd = predict(h200(), input(c, {1999, 3001, 1537}));
+  const Prediction p_aligned = predict(h200(), input(c, {2048, 3072, 1536}));
+  EXPECT_GT(p_odd.latency.round_issue_cycles / (odd.instructions()),
+            p_aligned.latency.round_issue_cycles / aligned.instructions());
+}
+
+TEST(Latency, RungTenWaitsOnItsStageBarrierOnBothBPaths) {
+  const TileConfig c = tile(10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4);
+  const KernelAnatomy bulk = kernel_anatomy({2048, 2048, 2048}, c);
+  ASSERT_TRUE(bulk.b_bulk_copy);
+  EXPECT_DOUBLE_EQ(stage_wait_cycles(bulk), kFullBarrierWaitCycles);
+  const KernelAnatomy fallback = kernel_anatomy({2049, 2049, 2049}, c);  // N % 4 != 0
+  ASSERT_FALSE(fallback.b_bulk_copy);
+  EXPECT_DOUBLE_EQ(stage_wait_cycles(fallback), kFallbackStageWaitCycles);
+  TileConfig r9 = c;
+  r9.rung = 9;
+  EXPECT_DOUBLE_EQ(stage_wait_cycles(kernel_anatomy({2049, 2049, 2049}, r9)), 0);
+  // The fallback path's wait makes rung 10 a convoy, as the bulk path is.
+  EXPECT_TRUE(predict(h200(), input(c, {2049, 2049, 2049})).latency.convoy);
+}
+
 TEST(Latency, RegisterStagedAWaitsOneWholeLatencyPerTile) {
   // Rung 9 with A through registers: the chain floor is L_global + overhead per K tile (A one
   // stage ahead), not half of it (B two stages ahead); 16 blocks of 64 threads, one per SM.

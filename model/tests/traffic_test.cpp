@@ -382,6 +382,45 @@ TEST(Anatomy, ChainPrefetchFollowsTheOperandIssuedLast) {
   EXPECT_EQ(kernel_anatomy(k4096, c).chain_prefetch_tiles, 0);
 }
 
+TEST(Anatomy, UnalignedWarpTiledCopiesCountTheirSassPaths) {
+  const gemm::Problem odd{1999, 3001, 1537};  // K % 4 = N % 4 = 1
+  // Rung 8, 128x64x8 t8x8 128t: A 2 float4 and B 1 float4 per thread, as 12 scalar loads.
+  const TileConfig r8 = tile(8, SmemLayout::kPadded, 128, 64, 8, 8, 8, 64, 32, 128, 2, 4);
+  const KernelAnatomy a8 = kernel_anatomy(odd, r8);
+  EXPECT_DOUBLE_EQ(a8.global_a.instructions, 8);
+  EXPECT_DOUBLE_EQ(a8.global_b.instructions, 4);
+  EXPECT_DOUBLE_EQ(a8.integer_overhead, kUnalignedScalarLoadInteger * 12 + 4);
+  EXPECT_DOUBLE_EQ(a8.unaligned_copy_instructions, (kUnalignedScalarLoadInteger + 1) * 12);
+  const KernelAnatomy a8_aligned = kernel_anatomy(k4096, r8);
+  EXPECT_DOUBLE_EQ(a8_aligned.integer_overhead, 2 * 3 + 4);
+  EXPECT_DOUBLE_EQ(a8_aligned.unaligned_copy_instructions, 0);
+  // Rung 9 v1, 128x128x8 t8x16: A by 8 4-byte copies, B by 8 guarded 4-byte copies of one row
+  // each warp (32 consecutive floats: one line), never interior.
+  const TileConfig r9 = tile(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1);
+  const KernelAnatomy a9 = kernel_anatomy(odd, r9);
+  EXPECT_DOUBLE_EQ(a9.global_b.instructions, 8);
+  EXPECT_EQ(a9.global_b.vector_floats, 1);
+  EXPECT_EQ(a9.global_b.wavefronts, 1);
+  EXPECT_EQ(a9.store_b.wavefronts, 1);
+  EXPECT_DOUBLE_EQ(a9.store_b.instructions, 8);
+  EXPECT_DOUBLE_EQ(a9.integer_overhead, kUnalignedByteCopyInteger * 8 + 2 * 8 + 4);
+  EXPECT_DOUBLE_EQ(a9.unaligned_copy_instructions, (kUnalignedByteCopyInteger + 1) * 8);
+  // Aligned and interior: B's pointer one add, A's copies 2 each.
+  EXPECT_DOUBLE_EQ(kernel_anatomy(k4096, r9).integer_overhead, 2 * 8 + 1 + 4);
+}
+
+TEST(Anatomy, UnalignedVectorizedRungsKeepTheGenericCount) {
+  // Rungs 5-6: load4_or_zero's aligned path is guarded too, so the scalar fallback adds its
+  // loads at the generic 2 integer instructions each, and nothing counts as an unaligned path.
+  const TileConfig r5 = tile(5, SmemLayout::kPlain, 128, 128, 8, 8, 8, 0, 0, 256, 1, 4);
+  const KernelAnatomy odd = kernel_anatomy({2049, 2049, 2049}, r5);
+  EXPECT_FALSE(odd.a_vector);
+  EXPECT_DOUBLE_EQ(odd.global_a.instructions, 4);  // one float4 as four scalar loads
+  EXPECT_DOUBLE_EQ(odd.integer_overhead,
+                   2 * (odd.global_a.instructions + odd.global_b.instructions) + 4);
+  EXPECT_DOUBLE_EQ(odd.unaligned_copy_instructions, 0);
+}
+
 TEST(Anatomy, BadConfigsThrow) {
   EXPECT_THROW(kernel_anatomy(k4096, tile(0, SmemLayout::kPlain, 1, 1, 1, 1, 1, 0, 0, 32, 1, 1)),
                std::invalid_argument);

@@ -84,11 +84,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   }
   ASSERT_GT(a.training.cases, 50);
   ASSERT_GT(a.held_out.cases, 100);
-  EXPECT_LE(a.training.mape_percent, 10.0);  // issue 4's bar (met: 5.3%)
-  EXPECT_LE(a.held_out.mape_percent, 10.0);  // issue 4's bar (met: 6.6%)
+  EXPECT_LE(a.training.mape_percent, 10.0);  // issue 4's bar (met: 6.2%)
+  EXPECT_LE(a.held_out.mape_percent, 10.0);  // issue 4's bar (met: 6.4%)
   // Regression guards at the level reached. Run 45116ec: training 5.0%, held-out 6.4%; run
-  // 42908a2 (rung 9's headline 3% faster, same model): training 5.33%, held-out 6.6%.
-  EXPECT_LE(a.training.mape_percent, 5.5);
+  // 42908a2 (rung 9's headline 3% faster, same model): training 5.33%, held-out 6.6%. Run
+  // 8b790e0 adds 2049^3 (79 unaligned configs) to the training split: 6.88% / 6.15% with the
+  // model of 42908a2, 6.16% / 6.43% with the unaligned copy paths (traffic.hpp
+  // UnalignedCopy) and rung 10's fallback stage wait; the training guard moves from 5.5 to
+  // 6.4 (the split changed), the held-out guard stays at 6.9.
+  EXPECT_LE(a.training.mape_percent, 6.4);
   EXPECT_LE(a.held_out.mape_percent, 6.9);
 }
 
@@ -101,7 +105,9 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
   ASSERT_EQ(a.l2.size(), 2U);
   for (const L2Agreement& l2 : a.l2) {
     EXPECT_EQ(l2.cases, static_cast<int>(l2.rows.size()));
-    EXPECT_EQ(l2.not_comparable.size(), 2U);  // rung 10 c2 at 2048^3: ncu 110.5%, 111.7%
+    // Run 8b790e0: rung 10 c2 at 2048^3 (ncu 105.8%, 111.4%) and six 2049^3 cases (r05, r06
+    // and r07 tiles of 64 rows or columns: 100.9-114.2%).
+    EXPECT_EQ(l2.not_comparable.size(), 8U);
     for (const L2Agreement::Row& r : l2.not_comparable) EXPECT_GT(r.measured_pct, 100);
     for (const L2Agreement::Row& r : l2.rows) EXPECT_LE(r.measured_pct, 100);
   }

@@ -265,8 +265,25 @@ struct SpillEstimate {
 /// each), which the model does not count.
 inline constexpr double kFullBarrierWaitCycles = 580;
 
-/// Cycles per K tile a block waits on its stage barrier beyond its issue: kFullBarrierWaitCycles
-/// when B arrives by bulk copies (rung 10), else 0.
+/// Rung 10's per-K-tile barrier wait when B's rows are not 16-byte aligned (N % 4 != 0): the
+/// kernel (10_hopper_cluster.cuh issue_cluster_stage / publish_stage) then copies B with every
+/// thread's guarded 4-byte cp.async instead of bulk copies, but keeps its stage protocol:
+/// thread 0 arrives on full[buffer] (no transaction bytes) and waits for its phase, one
+/// __syncthreads per K tile, and with a cluster thread 0 first waits on empty[buffer] until
+/// every block of the cluster has released the buffer's previous use. Nsight Compute on the
+/// eight training cases (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
+/// sweep-train, 2049^3: r10-cluster 128x128x8 s3 v1 c1 / c2, v4 c2; 256x128x8 s3 v4 c1 / c2,
+/// s4 c4; 128x256x16 s4 c2; 256x128x16 s3 c2): barrier stall per issued instruction x the
+/// model's instructions per warp per K tile = 210 (c1), 301-421 (c2, c4, BK = 8), 173-178
+/// (BK = 16): mean 275 cycles per K tile (rung 9's twins at 2049^3: barrier 0.03-0.06 per
+/// instruction, ~50 cycles). Raw cycles, not fitted; multiplied by latency_scale like
+/// kFullBarrierWaitCycles. Effect (refitted): rung 10 at 2049^3 MAPE 14.0 -> 10.2%, mean
+/// error +13.3 -> +9.6% (still too fast: see the tail of the last wave, not modelled).
+inline constexpr double kFallbackStageWaitCycles = 275;
+
+/// Cycles per K tile a block waits on its stage barrier beyond its issue: rung 10,
+/// kFullBarrierWaitCycles when B arrives by bulk copies, kFallbackStageWaitCycles when its rows
+/// are not 16-byte aligned (cp.async fallback); else 0.
 double stage_wait_cycles(const KernelAnatomy& anatomy);
 
 /// Cycles a warp's global (or local) load waits, on average, behind the loads of the other
@@ -374,11 +391,35 @@ inline constexpr double kWarpOwnStallCyclesPerInstruction = 0.56;
 /// 1 - (1 - p)^W of its cycles and each warp's instruction takes
 ///   W / (1 - (1 - p)^W) cycles  (W <= 0: as W = 1).
 /// W = 1: 1 + s; W -> inf: W. H200 (s = 0.56): 1.56 (W = 1), 2.27 (W = 2, 88% busy), 4.06 (4).
+/// predict() passes s = warp_own_stall_cycles(anatomy): 0.56 for aligned rows, more when the
+/// guarded copy paths of unaligned rows are part of the K loop.
 /// Training support (run 909d742): one warp per scheduler, the 12 cases above measure 1.48-2.25
 /// cycles per instruction (barrier and load waits included); two warps, 2.42-2.73 for the r08/r09
 /// training configs.
 double block_issue_cycles_per_instruction(
     int warps_per_scheduler, double own_stall_cycles = kWarpOwnStallCyclesPerInstruction);
+
+/// Fixed-latency cycles per instruction that the guarded fallback copy paths of unaligned rows
+/// (KernelAnatomy::unaligned_copy_instructions, UnalignedCopy in traffic.hpp) stall a warp
+/// beyond the FFMA stream's: the mean control-code stall count of those paths minus the K
+/// loop's. SASS (nvcc 13.0, sm_90, nvdisasm -hex; stall count = bits 41-44 of the control word)
+/// along the path taken when K % 4 != 0 and N % 4 != 0: registry index 49 (r08-dbuf-128x64x8)
+/// A scalar path 155 cycles / 67 instructions, B 128 / 51; index 64 (r09-async-128x128x8 s3 v4)
+/// A 192 / 75, B 4-byte cp.async 280 / 151; index 72 (the v1 twin) B 366 / 153: together 1121 /
+/// 497 = 2.26 cycles per instruction, against 1.09 (1224 / 1124) in index 64's interior K loop
+/// (1023 of its 1024 FFMA at stall 1). Dependent 64-bit address chains (IMAD.WIDE -> LEA ->
+/// LEA.HI.X -> LDG) and 13-cycle ISETP before branches. The scoreboard waits of the same paths
+/// (19-20 per K tile on constant loads at 198 registers) are not counted.
+inline constexpr double kUnalignedCopyStallCycles = 2.26 - 1.09;
+
+/// A warp's own stall cycles per instruction (block_issue_cycles_per_instruction's s):
+///   kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles * u / instructions,
+/// u = anatomy.unaligned_copy_instructions, instructions = anatomy.instructions() +
+/// extra_instructions (spill accesses). Aligned rows: 0.56. Training check (run 8b790e0,
+/// sweep-train): Nsight Compute's wait stall per instruction rises by +0.11 (rung 8), +0.21
+/// (rung 9), +0.13 (rung 7), +0.09 (rung 10) from 2048^3 to 2049^3 (mean over each rung's
+/// configs); this formula adds 0.11 for r08-dbuf-256x128x8 (u / instructions = 0.097).
+double warp_own_stall_cycles(const KernelAnatomy& anatomy, double extra_instructions = 0);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
 /// warp_size * register_file_subpartitions / fp32_lanes_per_sm, at least 1 (32 lanes per

@@ -63,6 +63,10 @@ struct KernelAnatomy {
   /// Shared-memory fragment round trips per K tile that a warp waits for before its FFMAs
   /// (fragment_round_trips).
   int fragment_round_trips = 1;
+  /// Instructions per warp per K tile of the guarded fallback copy paths of unaligned rows
+  /// (unaligned_copy_integer: the loads or copies and their integer instructions), a subset of
+  /// instructions(); 0 when every row is 16-byte aligned.
+  double unaligned_copy_instructions = 0;
   bool a_vector = false;  // A global loads are float4 (K % 4 == 0)
   bool b_vector = false;  // B global loads are float4 (N % 4 == 0)
 
@@ -117,6 +121,51 @@ struct KernelAnatomy {
 /// branch) and 7-10 (warp_common.cuh loads the whole stage into registers, then stores it) issue
 /// every load of the tile before the first store: 1.
 int serial_load_groups(int rung);
+
+/// The guarded fallback copy paths of rungs 7-10 for rows that are not 16-byte aligned (rungs
+/// 5-6 take the same scalar fallback, counted generically: see unaligned_copy_integer).
+enum class UnalignedCopy {
+  kScalarLoad,  // load4's four predicated LDG.E per float4 (A with K % 4 != 0, vector_width 4;
+                // B of rungs 7-8 with N % 4 != 0), through registers
+  kByteCopy,    // rungs 9-10: B's guarded 4-byte cp.async (N % 4 != 0)
+};
+
+/// Integer, predicate, branch and constant-load instructions per copy of an unaligned path,
+/// read off the SASS (nvcc 13.0, sm_90, nvdisasm -hex of single instantiations of
+/// kernels/ladder/08_double_buffering.cuh and 09_cp_async.cuh) along the path a block takes when
+/// K % 4 != 0 and N % 4 != 0, the loads themselves excluded:
+///   kScalarLoad 8.65: registry index 49 (r08-dbuf-128x64x8 t8x8 128t) A 2 float4: 67
+///     instructions with 8 LDG.E = 59, B 1 float4: 51 with 4 LDG.E = 47; index 64
+///     (r09-async-128x128x8 t8x16 s3 v4) A 2 float4: 75 with 8 LDG.E = 67; (59 + 47 + 67) / 20.
+///     Each float4 is a branch on the uniform vector flag (BSSY/BSYNC), a 64-bit row address
+///     (IMAD.WIDE, LEA, LEA.HI.X), and per component an ISETP.GE.OR and a zeroed register.
+///   kByteCopy 18: index 64, 151 instructions with 8 LDGSTS.E = 143 (17.9 per copy); index 72
+///     (r09-async-128x128x8 t8x16 s3 v1), 153 with 8 = 145 (18.1): every copy recomputes its
+///     row's 64-bit address from K-row and N (LDC of the arguments inside the loop at 198
+///     registers), its in_range predicate and the zero-fill select.
+///   Cross-check at low register pressure: index 48 (r08-dbuf-64x64x16 t8x4 128t, 119
+///     registers): A 2 float4: 59 instructions with 8 LDG.E = 51 (6.4 per load), B 2 float4: 88
+///     with 8 = 80 (10.0): 8.2 per scalar load.
+/// (Before, every load or copy was counted at the generic kIntegerPerGlobalLoad = 2, as the
+/// aligned rows' unpredicated fast paths of rungs 7-10 are.) Rungs 5-6 keep the generic count:
+/// their load4_or_zero (common.cuh) has no unpredicated fast path, so the aligned float4 already
+/// pays the row address and guard, and the scalar fallback adds only 3 LDG.E and 4-5 integer
+/// instructions per float4 (SASS, index 11 r05-vec-128x128x8 t8x8 256t: A 21 -> 28
+/// instructions per float4, B 8 -> 16), which the generic 2 per load covers. Rung 4 has no
+/// vector path. Training data (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
+/// sweep-train at 2049^3: every rung 4-10 config on these paths): with these counts and the
+/// refitted calibration, rungs 7-10 at 2049^3 go from 17.3 / 8.5 / 12.5 / 22.5% MAPE (generic
+/// count) to 11.3 / 8.8 / 8.6 / 10.2% (r10 with kFallbackStageWaitCycles too; 14.0%
+/// without); Nsight Compute's fixed-latency "wait" stall rises by 0.09-0.21 per instruction
+/// from 2048^3 to 2049^3 for rungs 7-10, as kUnalignedCopyStallCycles predicts (0.11 for r08
+/// 256x128x8). Counting the rung 5-6 fallback at 8.65 too raised held-out MAPE 6.4 -> 6.6%.
+/// Per warp per K tile the model counts each path's copies
+/// (KernelAnatomy::global_a / global_b instructions) times these; the B copies of rungs 9-10
+/// walk one B row per warp (32 consecutive floats; the first row stands for all, so a warp's
+/// copy is taken as one 128-byte line, as aligned rows would be).
+inline constexpr double kUnalignedScalarLoadInteger = 8.65;
+inline constexpr double kUnalignedByteCopyInteger = 18;
+double unaligned_copy_integer(UnalignedCopy path);
 
 /// Prefetch distance, in K tiles, of the operand whose copies are issued last before they are
 /// needed: the stages between the issue of a tile's slowest global load and the barrier that
@@ -219,7 +268,10 @@ int padded_row_floats(int cols);
 ///               (vector_width 4) or by 4-byte cp.async (vector_width 1); rung 9's interior
 ///               blocks (K % BK == 0, float4 rows: taken as every block) copy from per-thread
 ///               pointers advanced once per stage (no address or predicate instructions per
-///               copy of B, nor of A with vector_width 4); rung 10 brings B by
+///               copy of B, nor of A with vector_width 4); rows that are not 16-byte aligned
+///               (K % 4 != 0 for A, N % 4 != 0 for B) take the guarded fallback paths of
+///               UnalignedCopy (scalar loads through registers; 4-byte cp.async of B, one row per
+///               warp); rung 10 brings B by
 ///               bulk copies shared by the cluster, stages - 2 ahead with a cluster, and
 ///               synchronises by thread 0's wait on the stage's full barrier plus one
 ///               __syncthreads per K tile (rung 9: two barriers, its cp.async wait and the
