@@ -176,6 +176,10 @@ struct PredictInput {
   int min_blocks_per_sm = 0;
   bool c_is_read = false;  // beta != 0
   L2Model l2_model = L2Model::kRoofcast;
+  /// Clusters that can be resident at once as the runtime reports
+  /// (cudaOccupancyMaxActiveClusters); 0: unknown, the wave is rounded to whole clusters only
+  /// (compute_waves). Cluster kernels only.
+  int max_active_clusters = 0;
 };
 
 /// Latency hiding in a full wave, per SM. One block's K tile takes
