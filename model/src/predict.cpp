@@ -345,7 +345,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   if (!p.occupancy.launchable() || p.occupancy.blocks_per_sm == 0) return p;
 
   p.waves = compute_waves(p.waste.grid_blocks(), p.occupancy.blocks_per_sm, gpu.chip.sm_count,
-                          std::max(1, p.config.cluster));
+                          std::max(1, p.config.cluster), input.max_active_clusters);
   if (!p.waves.launchable()) return p;
   p.launchable = true;
   p.traffic = compute_traffic(input.problem, p.config, a, p.waste, input.c_is_read);

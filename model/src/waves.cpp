@@ -15,7 +15,8 @@ namespace {
 
 }  // namespace
 
-WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_count, int cluster) {
+WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_count, int cluster,
+                         int max_active_clusters) {
   if (grid_blocks < 1) [[unlikely]]
     throw_invalid("grid_blocks", grid_blocks, ">= 1");
   if (blocks_per_sm < 0) [[unlikely]]
@@ -24,13 +25,19 @@ WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_cou
     throw_invalid("sm_count", sm_count, ">= 1");
   if (cluster < 1) [[unlikely]]
     throw_invalid("cluster", cluster, ">= 1");
+  if (max_active_clusters < 0) [[unlikely]]
+    throw_invalid("max_active_clusters", max_active_clusters, ">= 0");
   WaveResult r;
   r.grid_blocks = grid_blocks;
   r.blocks_per_sm = blocks_per_sm;
   r.sm_count = sm_count;
   r.cluster = cluster;
   const std::int64_t resident = static_cast<std::int64_t>(blocks_per_sm) * sm_count;
-  r.blocks_per_wave = resident / cluster * cluster;
+  std::int64_t clusters = resident / cluster;
+  if (cluster > 1 && max_active_clusters > 0) {
+    clusters = std::min<std::int64_t>(clusters, max_active_clusters);
+  }
+  r.blocks_per_wave = clusters * cluster;
   if (r.blocks_per_wave == 0) return r;
   r.waves = gemm::ceil_div(grid_blocks, r.blocks_per_wave);
   r.full_waves = grid_blocks / r.blocks_per_wave;

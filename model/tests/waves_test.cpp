@@ -61,6 +61,24 @@ TEST(Waves, ClustersRoundTheWaveDownToWholeClusters) {
   EXPECT_EQ(compute_waves(1000, 3, 131, 4).blocks_per_wave, 392);  // 393 -> 98 clusters
 }
 
+TEST(Waves, MaxActiveClustersCapTheWave) {
+  // H200, 4-block clusters at one block per SM: the runtime reports 30 clusters (120 blocks),
+  // so 128 blocks (32 clusters) take two waves, not one of 132.
+  const WaveResult w = compute_waves(128, 1, 132, 4, 30);
+  EXPECT_EQ(w.blocks_per_wave, 120);
+  EXPECT_EQ(w.waves, 2);
+  EXPECT_EQ(w.full_waves, 1);
+  EXPECT_EQ(w.last_wave_blocks, 8);
+  // Exactly at the cap: one full wave.
+  EXPECT_EQ(compute_waves(120, 1, 132, 4, 30).waves, 1);
+  // A count above what the SMs hold does not raise the wave; 0 means unknown.
+  EXPECT_EQ(compute_waves(128, 1, 132, 2, 100).blocks_per_wave, 132);
+  EXPECT_EQ(compute_waves(128, 1, 132, 4, 0).blocks_per_wave, 132);
+  // Without clusters the count is ignored.
+  EXPECT_EQ(compute_waves(128, 1, 132, 1, 30).blocks_per_wave, 132);
+  EXPECT_THROW(compute_waves(128, 1, 132, 4, -1), std::invalid_argument);
+}
+
 TEST(Waves, ZeroBlocksPerSmCannotLaunch) {
   const WaveResult w = compute_waves(100, 0, 132);
   EXPECT_FALSE(w.launchable());

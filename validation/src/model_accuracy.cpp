@@ -59,6 +59,7 @@ PredictInput predict_input(const MeasuredKernel& kernel, const MeasuredCase& mea
   in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(kernel.config);
   in.c_is_read = false;
   in.l2_model = l2_model;
+  in.max_active_clusters = kernel.runtime_max_active_clusters.value_or(0);
   return in;
 }
 

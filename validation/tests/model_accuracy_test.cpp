@@ -91,9 +91,11 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // 8b790e0 adds 2049^3 (79 unaligned configs) to the training split: 6.88% / 6.15% with the
   // model of 42908a2, 6.16% / 6.43% with the unaligned copy paths (traffic.hpp
   // UnalignedCopy) and rung 10's fallback stage wait; the training guard moves from 5.5 to
-  // 6.4 (the split changed), the held-out guard stays at 6.9.
-  EXPECT_LE(a.training.mape_percent, 6.4);
-  EXPECT_LE(a.held_out.mape_percent, 6.9);
+  // 6.4 (the split changed), the held-out guard stays at 6.9. The cluster cap on the wave
+  // (compute_waves' max_active_clusters: 30 clusters of 4 on the H200) gives 5.86% / 6.00%; the
+  // guards move to the level before it, 6.2 / 6.5.
+  EXPECT_LE(a.training.mape_percent, 6.2);
+  EXPECT_LE(a.held_out.mape_percent, 6.5);
 }
 
 TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {

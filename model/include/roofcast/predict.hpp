@@ -176,6 +176,10 @@ struct PredictInput {
   int min_blocks_per_sm = 0;
   bool c_is_read = false;  // beta != 0
   L2Model l2_model = L2Model::kRoofcast;
+  /// Clusters that can be resident at once as the runtime reports
+  /// (cudaOccupancyMaxActiveClusters); 0: unknown, the wave is rounded to whole clusters only
+  /// (compute_waves). Cluster kernels only.
+  int max_active_clusters = 0;
 };
 
 /// Latency hiding in a full wave, per SM. One block's K tile takes
@@ -492,6 +496,18 @@ struct Prediction {
 /// std::invalid_argument for a problem with M, N or K < 1 or a config without a tile.
 ///
 /// Per wave with B blocks on an SM (the last wave: ceil(blocks / SMs) per SM), seconds:
+/// (The last wave's ceil(blocks / SMs) is the breadth-first placement. Training signal against
+/// it: the 21 training configs with B = 2 at 2049^3 (264 + 25 blocks; 256 blocks at 2048^3)
+/// measure 1.7-2.5x their 2048^3 time, 17 of them 2.0x or more (the model: 1.6-2.2x; at 2049^3
+/// predicted 15% too fast on average, -3% to +27%), and Nsight Compute's achieved occupancy of
+/// the 128-thread ones is 12.2-12.5% (two blocks' warps of 64) over the whole kernel, tail
+/// included: the 25 tail blocks take as long as a full wave of two per SM, as if packed two per SM.
+/// Tried on run 8b790e0 with the cluster cap: packing the last wave after exactly one full wave
+/// (min(last blocks, B) per SM) gives training 5.86 -> 5.5% but held-out 6.00 -> 6.9% (the refit
+/// lowers issue, shared-memory and latency scales, so the held-out sub-wave shapes, already
+/// predicted too fast, get faster); adding a fractional tail after two or more full waves
+/// (full-wave terms x last / blocks_per_wave, for the tails predicted ~10% too slow, e.g.
+/// B = 4 at 2049^3) gives 6.2% / 7.5%, the fractional tail alone 6.5% / 6.5%. Not adopted.)
 ///   issue         = (k_tiles * round_issue + epilogue) / f
 ///   shared_memory = k_tiles * B * warps * L1 wavefronts per warp per tile * 128 B
 ///                   / (shared-memory bandwidth / SMs)

@@ -28,12 +28,25 @@ struct WaveResult {
 ///   waves           = ceil(grid / blocks_per_wave)
 ///   tail_efficiency = grid / (waves * blocks_per_wave)   (1 = the last wave is full)
 /// A grid smaller than one wave is one wave with tail efficiency grid / blocks_per_wave.
-/// blocks_per_sm = 0 (cannot launch) gives zero waves and tail efficiency 0. Clusters: the
-/// hardware places a cluster's blocks on SMs of one GPC; the model only rounds the wave down to
-/// whole clusters (GPC boundaries are not in the spec). Throws std::invalid_argument for
-/// grid_blocks < 1, blocks_per_sm < 0, sm_count < 1 or cluster < 1.
-WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_count,
-                         int cluster = 1);
+/// blocks_per_sm = 0 (cannot launch) gives zero waves and tail efficiency 0.
+/// Clusters: the hardware places a cluster's blocks on SMs of one GPC, so a GPC whose SM count
+/// (times blocks_per_sm) is not a multiple of the cluster size leaves slots idle. GPC sizes are
+/// not in the spec; when the runtime's count is known (max_active_clusters > 0, what
+/// cudaOccupancyMaxActiveClusters reports for the kernel and its launch configuration) the wave
+/// holds at most that many clusters:
+///   blocks_per_wave = min(floor(blocks_per_sm * sm_count / cluster), max_active_clusters)
+///                     * cluster;
+/// without it the wave is only rounded down to whole clusters. H200 (sgemm-ladder.json, run
+/// 8b790e0, kernels' runtime_max_active_clusters): 66 clusters of 2 at one block per SM (all 132
+/// SMs), 132 of 2 at two, but 30 clusters of 4 at one block per SM: 120 of the 132 SMs (units:
+/// clusters; blocks_per_wave in blocks). Training evidence: r10-cluster-256x128x8 s4 c4 at
+/// 2048^3 launches 128 blocks (32 clusters), one wave by the SM count, and measures 908 us where
+/// its twins with the same 256x128x8 tile and 128 blocks, s3 without a cluster and s3 c2, measure
+/// 466 and 474 us: two waves of 30 + 2 clusters (predicted 105% too fast with one wave, 3% with
+/// two). Throws std::invalid_argument for grid_blocks < 1, blocks_per_sm < 0,
+/// sm_count < 1, cluster < 1 or max_active_clusters < 0.
+WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_count, int cluster = 1,
+                         int max_active_clusters = 0);
 
 /// Boundary-tile waste: the launched tile area against the problem.
 struct TileWaste {
