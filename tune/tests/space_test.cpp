@@ -90,23 +90,33 @@ TEST(Space, ExclusionNamesTheReason) {
 }
 
 TEST(Space, SharedMemoryLimitExcludesLargeStagedTiles) {
-  // 256 x 256 x 32 with 4 stages needs 4 * 32 * (260 + 256) * 4 B = 264 KB > 227 KB.
+  // 256 x 128 x 32, 3 stages: 4 * 3 * 32 * (260 + 128) B = 148992 B. The tile rules allow it
+  // (they cap rungs 7-9 at sm_80's 166912 B), the H200 (232448 B) runs it, the L4 (cc 8.9,
+  // 101376 B opt-in) cannot.
+  TileConfig c =
+      kernels::tile(9, roofcast::gemm::SmemLayout::kPadded, 256, 128, 32, 16, 8, 64, 64, 0, 3, 4);
+  c.threads = 32 * (256 / 64) * (128 / 64);
+  ASSERT_EQ(kernels::violated_rule(c), nullptr) << kernels::violated_rule(c);
+  ASSERT_EQ(kernels::shared_memory_bytes(c), 148992);
+  const auto& l4 = embedded_spec("l4");
+  std::string detail;
+  EXPECT_EQ(exclusion(l4, c, &detail), Exclusion::kSharedMemory);
+  EXPECT_NE(detail.find("shared_memory_per_block_optin_bytes"), std::string::npos) << detail;
+  EXPECT_EQ(exclusion(embedded_spec("h200-sxm"), c), Exclusion::kNone);
+
   SpaceBounds b;
   b.rungs = {9};
-  b.block_tiles = {256};
-  b.k_tiles = {32};
-  b.stages = {4};
-  b.thread_tiles = {16};
-  b.warp_tiles = {64};
-  b.vector_widths = {4};
-  TileConfig c =
-      kernels::tile(9, roofcast::gemm::SmemLayout::kPadded, 256, 256, 32, 16, 16, 64, 64, 0, 4, 4);
-  c.threads = 32 * (256 / 64) * (256 / 64);
-  if (kernels::violated_rule(c) == nullptr) {
-    EXPECT_EQ(exclusion(embedded_spec("h200-sxm"), c), Exclusion::kSharedMemory);
-  }
-  for (const TileConfig& x : enumerate_configs(embedded_spec("h200-sxm"), b)) {
-    EXPECT_LE(kernels::shared_memory_bytes(x), 232448);
+  b.block_tiles = {128, 256};
+  b.k_tiles = {16, 32};
+  b.stages = {2, 3};
+  const std::vector<TileConfig> on_l4 = enumerate_configs(l4, b);
+  const std::vector<TileConfig> on_h200 = enumerate_configs(embedded_spec("h200-sxm"), b);
+  ASSERT_FALSE(on_l4.empty());
+  EXPECT_LT(on_l4.size(), on_h200.size());
+  EXPECT_EQ(std::find(on_l4.begin(), on_l4.end(), c), on_l4.end());
+  EXPECT_NE(std::find(on_h200.begin(), on_h200.end(), c), on_h200.end());
+  for (const TileConfig& x : on_l4) {
+    EXPECT_LE(kernels::shared_memory_bytes(x), l4.sm.shared_memory_per_block_optin_bytes);
   }
 }
 
