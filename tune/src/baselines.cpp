@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "roofcast/kernels/registry.hpp"
-#include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/traffic.hpp"
 #include "roofcast/tune/rank.hpp"
@@ -35,25 +34,12 @@ struct Facts {
   double triton_ms = 0;
 };
 
-/// Resident warps per SM with the candidate's registers (given, or estimated and capped as
-/// predict() does); -1 when it cannot launch.
+/// Resident warps per SM with the candidate's registers (given, or estimated and capped):
+/// predict()'s own occupancy, so the baselines see exactly the registers roofcast does; -1 when
+/// it cannot launch.
 int active_warps(const GpuSpec& gpu, const gemm::Problem& problem, const Candidate& c) {
-  const PredictInput in = predict_input(c, problem);
-  int registers = 0;
-  if (in.registers_per_thread) {
-    registers = *in.registers_per_thread;
-  } else {
-    const KernelAnatomy a = kernel_anatomy(problem, in.config, gpu.sm.shared_memory_banks);
-    const int cap = register_cap(gpu.sm, in.config.threads, in.min_blocks_per_sm);
-    registers = std::min(estimate_registers(in.config, a).total, std::max(1, cap));
-  }
-  KernelLaunch launch;
-  launch.threads_per_block = in.config.threads;
-  launch.registers_per_thread = registers;
-  launch.dynamic_shared_memory_bytes = in.shared_memory_bytes;
-  const OccupancyResult o = compute_occupancy_limits(gpu.sm, launch);
-  if (!o.launchable() || o.blocks_per_sm == 0) return -1;
-  return o.active_warps;
+  const Prediction p = predict(gpu, predict_input(c, problem));
+  return p.launchable ? p.occupancy.active_warps : -1;
 }
 
 }  // namespace
