@@ -579,9 +579,8 @@ std::string_view to_string(CaseSet set) {
 }
 
 std::optional<CaseSet> parse_case_set(std::string_view text) {
-  for (CaseSet set :
-       {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kTrainingSweep, CaseSet::kCheck,
-        CaseSet::kSelection}) {
+  for (CaseSet set : {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kTrainingSweep, CaseSet::kCheck,
+                      CaseSet::kSelection}) {
     if (text == to_string(set)) return set;
   }
   return std::nullopt;

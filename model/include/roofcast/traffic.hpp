@@ -45,11 +45,11 @@ struct KernelAnatomy {
   int rung = 0;
   int threads = 0;
   int warps = 0;
-  int k_tile = 0;                       // K depth of one iteration (BK; rung 1: 1)
-  int outputs_per_thread = 0;           // accumulator registers (independent FFMA chains: the ILP)
-  int a_fragment = 0;                   // A values read into registers per k
-  int b_fragment = 0;                   // B values read into registers per k
-  int prefetch_tiles = 0;               // global->shared prefetch distance: 0 = load, wait, compute
+  int k_tile = 0;              // K depth of one iteration (BK; rung 1: 1)
+  int outputs_per_thread = 0;  // accumulator registers (independent FFMA chains: the ILP)
+  int a_fragment = 0;          // A values read into registers per k
+  int b_fragment = 0;          // B values read into registers per k
+  int prefetch_tiles = 0;      // global->shared prefetch distance: 0 = load, wait, compute
   /// Prefetch distance of the operand that arrives last (chain_prefetch_tiles): what bounds the
   /// latency chain, (L_global + overhead) / chain_prefetch_tiles per K tile.
   int chain_prefetch_tiles = 0;
