@@ -76,12 +76,18 @@ void add_ladder_set(const PlanOptions& options, const NameFilter& kernels_filter
   }
 }
 
+/// Every registered config of rung `first_rung` and up at each problem, in its sweep raster
+/// order; cuBLAS first at each problem when `with_cublas`.
 void add_sweep_set(const std::vector<Problem>& problems, CaseSet set,
-                   const NameFilter& kernels_filter, std::vector<PlannedCase>& plan) {
+                   const NameFilter& kernels_filter, std::vector<PlannedCase>& plan,
+                   int first_rung = 4, bool with_cublas = false) {
   for (const Problem& problem : problems) {
+    if (with_cublas && kernels_filter(std::string(kCublasKernel))) {
+      plan.push_back({CaseSpec{std::nullopt, problem, RasterOrder{}}, set, false});
+    }
     for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
       const kernels::TileConfig& config = kernels::kRegistry[i].config;
-      if (config.rung < 4 || !kernels_filter(kernels::kernel_id(config))) continue;
+      if (config.rung < first_rung || !kernels_filter(kernels::kernel_id(config))) continue;
       plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, set, false});
     }
   }
@@ -165,17 +171,8 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
   const NameFilter ncu_filter(options.ncu_kernels_regex);
   std::vector<PlannedCase> plan;
   if (options.selection) {
-    for (const Problem& problem : selection_problems(options.quick)) {
-      if (kernels_filter(std::string(kCublasKernel))) {
-        plan.push_back(
-            {CaseSpec{std::nullopt, problem, RasterOrder{}}, CaseSet::kSelection, false});
-      }
-      for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
-        const kernels::TileConfig& config = kernels::kRegistry[i].config;
-        if (!kernels_filter(kernels::kernel_id(config))) continue;
-        plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSelection, false});
-      }
-    }
+    add_sweep_set(selection_problems(options.quick), CaseSet::kSelection, kernels_filter, plan, 1,
+                  true);
   } else {
     add_ladder_set(options, kernels_filter, plan);
   }

@@ -439,6 +439,31 @@ TEST(ValidatePlan, SweepSetHasEveryConfigOfRungsFourToTen) {
             training_sweep_problems(false).size() * configs);
 }
 
+TEST(ValidatePlan, SelectionIsCublasAndEveryRegisteredConfigAtEachShapeAlone) {
+  PlanOptions options;
+  options.selection = true;
+  const std::vector<PlannedCase> plan = build_plan(options);
+  const std::vector<gemm::Problem> shapes = selection_problems(false);
+  ASSERT_GE(shapes.size(), 10u);
+  EXPECT_EQ(plan.size(), shapes.size() * (kernels::kRegistrySize + 1));
+  for (const gemm::Problem& p : shapes) {
+    EXPECT_EQ(count_if(plan,
+                       [&](const PlannedCase& c) {
+                         return c.spec.problem == p && !c.spec.registry_index;
+                       }),
+              1u);
+    for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+      EXPECT_EQ(count_if(plan,
+                         [&](const PlannedCase& c) {
+                           return c.spec.registry_index == i && c.spec.problem == p &&
+                                  c.spec.raster == sweep_raster(kernels::kRegistry[i].config);
+                         }),
+                1u);
+    }
+  }
+  EXPECT_EQ(count_if(plan, [](const PlannedCase& c) { return c.set != CaseSet::kSelection; }), 0u);
+}
+
 TEST(ValidatePlan, QuickCheckOnlyChecksEveryRegisteredConfigAtSmallSizes) {
   PlanOptions options;
   options.quick = true;
