@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -63,10 +63,10 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
   report.registers = registers;
   if (training != nullptr) report.calibration_revision = training->context.git_revision;
 
-  std::map<CaseKey, bool> trained;
+  std::set<CaseKey> trained;
   if (training != nullptr) {
     for (const MeasuredCase& c : training->cases) {
-      if (in_training_split(c)) trained[key_of(c)] = true;
+      if (in_training_split(c)) trained.insert(key_of(c));
     }
   }
 
