@@ -16,6 +16,7 @@
 //                 [--space enumerated|registry] [--rungs 7,8,9] [--rasters row_major,grouped:8]
 //                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--all-rasters]
 //                 [--uncalibrated] [--json]
+//   roofcast report (--gpu ID|FILE.json | --spec FILE) [--root DIR] [--out DIR]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +34,7 @@
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
 #include "rank_views.hpp"
+#include "report_views.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
@@ -71,6 +73,8 @@ const char* const kUsage =
     "  rank        rank a config space for a batch of problems (the tuner API)\n"
     "  selection   the selection experiment: roofcast's and three baselines' first choices\n"
     "              against the measured best config per shape\n"
+    "  report      a GPU's validation report (Markdown and SVG figures) from the committed\n"
+    "              measurements and the model; prediction-only for a GPU never measured\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
@@ -700,6 +704,64 @@ int run_rank(const std::vector<std::string>& args) {
   return 0;
 }
 
+struct SelectionReports {
+  roofcast::validation::SelectionReport estimated;
+  roofcast::validation::SelectionReport ptxas;
+};
+
+/// The selection experiment from the files `sources` names (repository paths under `root`),
+/// ranked with the GPU's committed calibration, registers estimated and from ptxas.
+SelectionReports evaluate_selection_files(const roofcast::GpuSpec& gpu,
+                                          const roofcast::views::SelectionSources& sources,
+                                          const std::filesystem::path& root) {
+  const auto stored = roofcast::embedded_calibration(gpu.id);
+  if (!stored) {
+    throw std::runtime_error("no committed calibration for " + gpu.id + " (" +
+                             sources.calibration_path +
+                             "): the selection experiment ranks with the calibrated model");
+  }
+  const auto selection =
+      roofcast::validation::load_ladder_measurement(root / sources.measurement_path);
+  const auto training = roofcast::validation::load_ladder_measurement(root / sources.training_path);
+  return {
+      roofcast::validation::evaluate_selection(gpu, selection, stored->parameters, &training,
+                                               roofcast::validation::RegisterSource::kEstimated),
+      roofcast::validation::evaluate_selection(gpu, selection, stored->parameters, &training,
+                                               roofcast::validation::RegisterSource::kPtxas)};
+}
+
+/// DIR/selection.md and its two figures.
+void write_selection_report(const SelectionReports& reports,
+                            const roofcast::views::SelectionSources& sources,
+                            const std::filesystem::path& out_dir) {
+  std::filesystem::create_directories(out_dir);
+  const std::string top1 = "selection-top1.svg";
+  const std::string scatter = "selection-predicted-vs-measured.svg";
+  draw_with_gnuplot(
+      roofcast::views::selection_top1_gnuplot(reports.estimated, (out_dir / top1).string()),
+      (out_dir / top1).string());
+  draw_with_gnuplot(
+      roofcast::views::selection_scatter_gnuplot(reports.estimated, (out_dir / scatter).string()),
+      (out_dir / scatter).string());
+  const std::string md_path = (out_dir / "selection.md").string();
+  std::ofstream md(md_path);
+  if (!(md << roofcast::views::selection_markdown(reports.estimated, reports.ptxas, sources, top1,
+                                                  scatter))) {
+    throw std::runtime_error("cannot write " + md_path);
+  }
+  std::cerr << "wrote " << md_path << "\n";
+}
+
+/// The selection report's inputs for `gpu`, as repository paths.
+roofcast::views::SelectionSources selection_sources(const std::string& gpu_id) {
+  roofcast::views::SelectionSources sources;
+  const std::string dir = "data/measurements/" + gpu_id + "/";
+  sources.measurement_path = dir + "sgemm-selection.json";
+  sources.training_path = dir + "sgemm-ladder.json";
+  sources.calibration_path = "data/calibration/" + gpu_id + ".json";
+  return sources;
+}
+
 int run_selection(const std::vector<std::string>& args) {
   po::options_description desc(
       "roofcast selection: for each shape of a selection measurement (roofcast-validate "
@@ -720,48 +782,93 @@ int run_selection(const std::vector<std::string>& args) {
     return 0;
   }
   const roofcast::GpuSpec gpu = gpu_from(vm);
-  const std::string dir = "data/measurements/" + gpu.id + "/";
-  roofcast::views::SelectionSources sources;
-  sources.measurement_path = vm.count("measurements") ? vm["measurements"].as<std::string>()
-                                                      : dir + "sgemm-selection.json";
-  sources.training_path =
-      vm.count("training") ? vm["training"].as<std::string>() : dir + "sgemm-ladder.json";
-  sources.calibration_path = "data/calibration/" + gpu.id + ".json";
-  const auto stored = roofcast::embedded_calibration(gpu.id);
-  if (!stored) {
-    throw std::runtime_error("no committed calibration for " + gpu.id + " (" +
-                             sources.calibration_path +
-                             "): the selection experiment ranks with the calibrated model");
-  }
-  const auto selection = roofcast::validation::load_ladder_measurement(sources.measurement_path);
-  const auto training = roofcast::validation::load_ladder_measurement(sources.training_path);
-  const auto estimated =
-      roofcast::validation::evaluate_selection(gpu, selection, stored->parameters, &training,
-                                               roofcast::validation::RegisterSource::kEstimated);
-  const auto ptxas = roofcast::validation::evaluate_selection(
-      gpu, selection, stored->parameters, &training, roofcast::validation::RegisterSource::kPtxas);
-  if (vm.count("report")) {
-    const std::filesystem::path out_dir = vm["report"].as<std::string>();
-    std::filesystem::create_directories(out_dir);
-    const std::string top1 = "selection-top1.svg";
-    const std::string scatter = "selection-predicted-vs-measured.svg";
-    draw_with_gnuplot(roofcast::views::selection_top1_gnuplot(estimated, (out_dir / top1).string()),
-                      (out_dir / top1).string());
-    draw_with_gnuplot(
-        roofcast::views::selection_scatter_gnuplot(estimated, (out_dir / scatter).string()),
-        (out_dir / scatter).string());
-    const std::string md_path = (out_dir / "selection.md").string();
-    std::ofstream md(md_path);
-    if (!(md << roofcast::views::selection_markdown(estimated, ptxas, sources, top1, scatter))) {
-      throw std::runtime_error("cannot write " + md_path);
-    }
-    std::cerr << "wrote " << md_path << "\n";
-  }
+  roofcast::views::SelectionSources sources = selection_sources(gpu.id);
+  if (vm.count("measurements")) sources.measurement_path = vm["measurements"].as<std::string>();
+  if (vm.count("training")) sources.training_path = vm["training"].as<std::string>();
+  const SelectionReports reports = evaluate_selection_files(gpu, sources, ".");
+  if (vm.count("report")) write_selection_report(reports, sources, vm["report"].as<std::string>());
+  const auto& estimated = reports.estimated;
+  const auto& ptxas = reports.ptxas;
   if (vm.count("json")) {
     std::cout << roofcast::views::selection_json(estimated, ptxas).dump(1) << "\n";
   } else {
     std::cout << roofcast::views::selection_text(estimated, ptxas);
   }
+  return 0;
+}
+
+/// gnuplot's "gnuplot 5.4 patchlevel 4", or an error saying how to install it.
+std::string gnuplot_version() {
+  FILE* pipe = popen("gnuplot --version 2>/dev/null", "r");
+  std::string text;
+  if (pipe != nullptr) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
+    pclose(pipe);
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.rfind("gnuplot", 0) != 0) {
+    throw std::runtime_error(
+        "gnuplot not found: the report's figures need it (Debian: apt-get install gnuplot-nox)");
+  }
+  return text;
+}
+
+int run_report(const std::vector<std::string>& args) {
+  po::options_description desc(
+      "roofcast report: the validation report of a GPU, reports/<gpu>/README.md and its SVG "
+      "figures (gnuplot), from the committed measurements (data/measurements/<gpu>/), the "
+      "model and data/reference; a prediction-only report under a banner when the GPU has no "
+      "measurement. Also rewrites selection.md when a selection measurement exists");
+  add_common(desc);
+  add_gpu_options(desc);
+  desc.add_options()("root", po::value<std::string>()->default_value("."),
+                     "the repository root (the inputs are read under it)")(
+      "out", po::value<std::string>(), "output folder (default: ROOT/reports/<gpu id>)")(
+      "keep-scripts", "also write each figure's gnuplot script (data inline) beside it, FIGURE.gp");
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  if (vm.count("json")) throw UsageError("--json: the report is Markdown and SVG only");
+  const roofcast::GpuSpec gpu = gpu_from(vm);
+  const std::filesystem::path root = vm["root"].as<std::string>();
+  if (!std::filesystem::is_directory(root / "data")) {
+    throw UsageError("--root: '" + root.string() +
+                     "' has no data/ folder (give the repository root)");
+  }
+  const std::filesystem::path out_dir = vm.count("out")
+                                            ? std::filesystem::path(vm["out"].as<std::string>())
+                                            : root / "reports" / gpu.id;
+  const std::string version = gnuplot_version();
+  const roofcast::views::GpuReport report =
+      roofcast::views::make_gpu_report(gpu, root, ROOFCAST_MODEL_DIGEST, version);
+  std::filesystem::create_directories(out_dir);
+  const auto figures = roofcast::views::gpu_report_figures(report, out_dir);
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    std::cerr << "[" << i + 1 << "/" << figures.size() << "] drawing " << figures[i].file << "\n";
+    draw_with_gnuplot(figures[i].script, (out_dir / figures[i].file).string());
+    if (vm.count("keep-scripts")) {
+      const std::filesystem::path script_path =
+          (out_dir / figures[i].file).replace_extension(".gp");
+      if (!(std::ofstream(script_path) << figures[i].script)) {
+        throw std::runtime_error("cannot write " + script_path.string());
+      }
+    }
+  }
+  const std::string md_path = (out_dir / "README.md").string();
+  std::ofstream md(md_path);
+  if (!(md << roofcast::views::gpu_report_markdown(report))) {
+    throw std::runtime_error("cannot write " + md_path);
+  }
+  std::cerr << "wrote " << md_path << "\n";
+  if (report.selection) {
+    const auto sources = selection_sources(gpu.id);
+    write_selection_report(evaluate_selection_files(gpu, sources, root), sources, out_dir);
+  }
+  std::cout << (report.validated ? "validation" : "prediction-only") << " report of " << gpu.id
+            << ": " << md_path << " and " << figures.size() << " figures\n";
   return 0;
 }
 
@@ -783,6 +890,7 @@ int main(int argc, char** argv) {
     if (command == "accuracy") return run_accuracy(args);
     if (command == "rank") return run_rank(args);
     if (command == "selection") return run_selection(args);
+    if (command == "report") return run_report(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

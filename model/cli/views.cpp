@@ -5,11 +5,6 @@
 #include <cstdio>
 
 namespace roofcast::views {
-namespace {
-
-using nlohmann::json;
-
-std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
 
 std::string format(const char* pattern, ...) {
   va_list args;
@@ -23,6 +18,10 @@ std::string format(const char* pattern, ...) {
   va_end(args);
   return out;
 }
+
+namespace {
+
+using nlohmann::json;
 
 std::string blocks_text(int blocks) {
   return blocks == LimitBlocks::kUnlimited ? "unlimited" : std::to_string(blocks);

@@ -13,6 +13,9 @@
 
 namespace roofcast::views {
 
+/// printf into a std::string.
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+
 /// One occupancy question and its answer, with an optional sweep.
 struct OccupancyReport {
   GpuSpec gpu;

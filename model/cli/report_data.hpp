@@ -1,0 +1,63 @@
+// The report's hand-maintained inputs: published SGEMM ladders (data/reference/*.json) and a
+// GPU's rung notes (data/notes/<gpu>.json), with strict loaders whose errors name the file and
+// the field. Pure C++ and JSON: part of roofcast::views, tested on its own.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace roofcast::views {
+
+// ---- reference data: published ladders and notes ------------------------------------------
+
+/// One step of a published ladder, numbers as published (either may be missing).
+struct PublishedStep {
+  std::string step;
+  std::optional<int> maps_to_rung;  // the roofcast rung doing the same thing, if any
+  std::optional<double> gflops;
+  std::optional<double> pct_of_cublas;      // a single figure
+  std::optional<double> pct_of_cublas_min;  // or a range
+  std::optional<double> pct_of_cublas_max;
+};
+
+struct PublishedLadder {
+  std::string id;
+  std::string title;
+  std::string author;
+  std::string url;
+  std::string gpu;
+  std::string problem;
+  std::string baseline;
+  std::vector<PublishedStep> steps;
+  std::string note;
+  std::string file;  // the repository path it was read from
+};
+
+/// A data file of the report that cannot be used. what() names the file and the field.
+class ReportDataError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Every ladder of a published-ladders file ({"schema_version": 1, "about", "ladders": [...]}).
+/// `origin` names the file in errors. Throws ReportDataError.
+std::vector<PublishedLadder> parse_published_ladders(const std::string& json_text,
+                                                     const std::string& origin);
+
+/// Hand-written notes on a GPU's ladder: why a rung differs from the published ladders, read off
+/// the run's Nsight Compute data. Tied to the measurement revision they were written for.
+struct RungNotes {
+  std::string measurement_revision;
+  std::map<int, std::string> rungs;  // rung -> note (Markdown)
+  std::string file;
+};
+
+/// {"schema_version": 1, "gpu": ID, "measurement_revision": REV, "rungs": [{"rung", "note"}]};
+/// `gpu_id` must match. Throws ReportDataError.
+RungNotes parse_rung_notes(const std::string& json_text, const std::string& origin,
+                           const std::string& gpu_id);
+
+}  // namespace roofcast::views

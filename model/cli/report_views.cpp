@@ -1,0 +1,539 @@
+// make_gpu_report: everything the report shows, computed once from the repository's files.
+#include "report_views.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "roofcast/kernels/registry.hpp"
+#include "roofcast/validation/runtime_occupancy.hpp"
+#include "validate_plan.hpp"
+
+namespace roofcast::views {
+
+namespace {
+
+namespace fs = std::filesystem;
+using validation::CaseAccuracy;
+using validation::LadderMeasurement;
+using validation::MeasuredCase;
+
+std::string read_text(const fs::path& path, const std::string& origin) {
+  std::ifstream in(path);
+  if (!in) throw ReportDataError(origin + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool same_problem(const gemm::Problem& a, const gemm::Problem& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k;
+}
+
+const kernels::RegistryEntry* registry_entry(const std::string& id) {
+  const std::size_t index = kernels::find_kernel(id);
+  return index < kernels::kRegistrySize ? &kernels::kRegistry[index] : nullptr;
+}
+
+int compute_capability(const GpuSpec& gpu) {
+  return gpu.compute_capability.major * 10 + gpu.compute_capability.minor;
+}
+
+/// The raster orders the validation measures for rungs 7-10 (validate_plan.cpp).
+std::vector<gemm::RasterOrder> measured_rasters(const gemm::TileConfig& config) {
+  if (!kernels::takes_raster_order(config)) return {gemm::RasterOrder{}};
+  return {gemm::RasterOrder{gemm::RasterKind::kRowMajor, 1},
+          gemm::RasterOrder{gemm::RasterKind::kColumnMajor, 1},
+          gemm::RasterOrder{gemm::RasterKind::kGrouped, 4},
+          gemm::RasterOrder{gemm::RasterKind::kGrouped, 8}};
+}
+
+/// The sweep's raster order: grouped:8 for rungs 7-10, row-major below (validate_plan.cpp).
+gemm::RasterOrder sweep_raster(const gemm::TileConfig& config) {
+  return kernels::takes_raster_order(config) ? gemm::RasterOrder{gemm::RasterKind::kGrouped, 8}
+                                             : gemm::RasterOrder{};
+}
+
+/// A registry config predicted with estimated registers (nothing compiled).
+Prediction predict_registered(const GpuSpec& gpu, const gemm::TileConfig& config,
+                              const gemm::Problem& problem, const gemm::RasterOrder& raster,
+                              const Calibration& calibration, L2Model l2_model) {
+  PredictInput in;
+  in.problem = problem;
+  in.config = config;
+  in.raster = raster;
+  in.shared_memory_bytes = kernels::shared_memory_bytes(config);
+  in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(config);
+  in.l2_model = l2_model;
+  return predict(gpu, in, calibration);
+}
+
+ReportRun ladder_run(const LadderMeasurement& m, const std::string& path, const std::string& what) {
+  const validation::LadderContext& c = m.context;
+  ReportRun run;
+  run.path = path;
+  run.what = what;
+  run.revision = c.git_revision;
+  run.date_utc = c.date_utc;
+  run.gpu_name = c.gpu_name;
+  run.driver = c.driver_version;
+  run.cuda = c.cuda_runtime_version;
+  run.cublas = c.cublas_version;
+  run.tool = c.tool + " (" + c.mode + ")";
+  run.sm_clock_rated_MHz = c.sm_clock_max_MHz;
+  run.memory_clock_MHz = c.memory_clock_MHz;
+  run.cases = static_cast<int>(m.cases.size());
+  for (const MeasuredCase& mc : m.cases) {
+    if (mc.ncu && !mc.ncu->error) ++run.ncu_cases;
+    for (const auto& clock : {mc.sm_clock_MHz_before, mc.sm_clock_MHz_after}) {
+      if (!clock) continue;
+      run.sm_clock_min_MHz = std::min(run.sm_clock_min_MHz.value_or(*clock), *clock);
+      run.sm_clock_max_MHz = std::max(run.sm_clock_max_MHz.value_or(*clock), *clock);
+    }
+  }
+  run.extra = format("%d timed repeats (median) after %d warm-ups, inputs rotated over %.0f MiB",
+                     c.repeats, c.warmups, c.rotation_min_bytes / 1048576.0);
+  if (c.ncu_version) {
+    run.extra += "; Nsight Compute " + *c.ncu_version + " (--clock-control none)";
+  }
+  return run;
+}
+
+/// The measured case behind an accuracy case.
+const MeasuredCase* measured_case(const LadderMeasurement& m, const CaseAccuracy& c) {
+  for (const MeasuredCase& mc : m.cases) {
+    if (mc.kernel == c.kernel && mc.set == c.set && same_problem(mc.problem, c.problem) &&
+        mc.raster && *mc.raster == c.raster) {
+      return &mc;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<std::string, double>> top_stalls(const validation::NcuMetrics& ncu) {
+  std::vector<std::pair<std::string, double>> stalls;
+  for (const auto& [reason, cycles] : ncu.stalls) {
+    if (reason != "selected" && reason != "not_selected") stalls.emplace_back(reason, cycles);
+  }
+  std::stable_sort(stalls.begin(), stalls.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (stalls.size() > 3) stalls.resize(3);
+  return stalls;
+}
+
+std::optional<double> cublas_at(const LadderMeasurement& m, const gemm::Problem& problem) {
+  for (const MeasuredCase& mc : m.cases) {
+    if (mc.kernel == validation::kCublasKernel && mc.set == validation::CaseSet::kLadder &&
+        same_problem(mc.problem, problem) && mc.tflops) {
+      return mc.tflops;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Headline kernels in registry order.
+std::vector<const kernels::RegistryEntry*> headline_entries() {
+  std::vector<const kernels::RegistryEntry*> out;
+  for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
+    if (entry.role == kernels::Role::kLadder) out.push_back(&entry);
+  }
+  return out;
+}
+
+/// The ladder rows and the by-size table from the accuracy cases of a measurement.
+void fill_measured_ladder(GpuReport& r, const LadderMeasurement& m,
+                          const validation::ModelAccuracy& accuracy) {
+  const auto headlines = headline_entries();
+  for (const gemm::Problem& problem : validation::ladder_problems(false)) {
+    bool present = false;
+    for (const CaseAccuracy& c : accuracy.cases) {
+      present =
+          present || (c.set == validation::CaseSet::kLadder && same_problem(c.problem, problem));
+    }
+    if (present) r.by_size.problems.push_back(problem);
+  }
+  for (const gemm::Problem& problem : r.by_size.problems) {
+    r.by_size.cublas_TFLOPS.push_back(cublas_at(m, problem));
+  }
+  for (const kernels::RegistryEntry* entry : headlines) {
+    const std::string id = kernels::kernel_id(entry->config);
+    r.by_size.kernels.push_back(id);
+    r.by_size.rungs.push_back(entry->config.rung);
+    std::vector<SizeCell>& cells = r.by_size.cells.emplace_back();
+    for (const gemm::Problem& problem : r.by_size.problems) {
+      const CaseAccuracy* best = nullptr;
+      for (const CaseAccuracy& c : accuracy.cases) {
+        if (c.kernel == id && c.set == validation::CaseSet::kLadder &&
+            same_problem(c.problem, problem) &&
+            (best == nullptr || c.measured_tflops > best->measured_tflops)) {
+          best = &c;
+        }
+      }
+      SizeCell cell;
+      if (best != nullptr) {
+        cell.measured_TFLOPS = best->measured_tflops;
+        cell.predicted_TFLOPS = best->predicted_tflops;
+      }
+      cells.push_back(cell);
+      if (best == nullptr || !same_problem(problem, r.problem)) continue;
+      ReportLadderRow row;
+      row.rung = entry->config.rung;
+      row.kernel = id;
+      row.raster = best->raster;
+      row.prediction = best->prediction;
+      row.training = best->training;
+      row.measured_TFLOPS = best->measured_tflops;
+      if (const MeasuredCase* mc = measured_case(m, *best); mc && mc->ncu && !mc->ncu->error) {
+        row.measured_l2_hit_pct = mc->ncu->l2_hit_rate_pct;
+        if (mc->ncu->dram_bytes_read && mc->ncu->dram_bytes_write) {
+          row.measured_dram_bytes = *mc->ncu->dram_bytes_read + *mc->ncu->dram_bytes_write;
+        }
+        row.top_stalls = top_stalls(*mc->ncu);
+      }
+      if (const validation::MeasuredKernel* k = m.find_kernel(id)) {
+        row.runtime_blocks_per_sm = k->runtime_blocks_per_sm;
+      }
+      r.ladder.push_back(std::move(row));
+    }
+  }
+  r.cublas_TFLOPS = cublas_at(m, r.problem);
+}
+
+/// The ladder rows and the by-size table predicted (no measurement): the best predicted raster.
+void fill_predicted_ladder(GpuReport& r, const Calibration& calibration) {
+  r.by_size.problems = validation::ladder_problems(false);
+  r.by_size.cublas_TFLOPS.assign(r.by_size.problems.size(), std::nullopt);
+  for (const kernels::RegistryEntry* entry : headline_entries()) {
+    const std::string id = kernels::kernel_id(entry->config);
+    const bool supported =
+        compute_capability(r.gpu) >= kernels::minimum_compute_capability(entry->config);
+    r.by_size.kernels.push_back(id);
+    r.by_size.rungs.push_back(entry->config.rung);
+    std::vector<SizeCell>& cells = r.by_size.cells.emplace_back();
+    for (const gemm::Problem& problem : r.by_size.problems) {
+      std::optional<Prediction> best;
+      if (supported) {
+        for (const gemm::RasterOrder& raster : measured_rasters(entry->config)) {
+          Prediction p = predict_registered(r.gpu, entry->config, problem, raster, calibration,
+                                            L2Model::kRoofcast);
+          if (p.launchable && (!best || p.tflops > best->tflops)) best = p;
+        }
+      }
+      SizeCell cell;
+      if (best) cell.predicted_TFLOPS = best->tflops;
+      cells.push_back(cell);
+      if (!same_problem(problem, r.problem)) continue;
+      ReportLadderRow row;
+      row.rung = entry->config.rung;
+      row.kernel = id;
+      row.supported = supported && best.has_value();
+      if (best) {
+        row.raster = best->raster;
+        row.prediction = *best;
+      }
+      r.ladder.push_back(std::move(row));
+    }
+  }
+}
+
+void fill_tile_curve(TileCurve& curve) {
+  std::sort(curve.tiles.begin(), curve.tiles.end(), [](const TilePoint& a, const TilePoint& b) {
+    return std::make_pair(a.bm * a.bn, a.bm) < std::make_pair(b.bm * b.bn, b.bm);
+  });
+  for (std::size_t i = 0; i < curve.tiles.size(); ++i) {
+    const TilePoint& t = curve.tiles[i];
+    if (t.measured_best_TFLOPS &&
+        (!curve.measured_optimum ||
+         *t.measured_best_TFLOPS > *curve.tiles[*curve.measured_optimum].measured_best_TFLOPS)) {
+      curve.measured_optimum = static_cast<int>(i);
+    }
+    if (t.predicted_best_TFLOPS > curve.tiles[curve.predicted_optimum].predicted_best_TFLOPS) {
+      curve.predicted_optimum = static_cast<int>(i);
+    }
+  }
+}
+
+/// Adds one config's point to the curve (tiles keyed by BM x BN).
+void add_tile_point(TileCurve& curve,
+                    std::vector<std::tuple<int, int, std::optional<double>, double>>& raw,
+                    const gemm::TileConfig& config, const std::string& id,
+                    std::optional<double> measured, double predicted) {
+  auto it = std::find_if(curve.tiles.begin(), curve.tiles.end(), [&](const TilePoint& t) {
+    return t.bm == config.bm && t.bn == config.bn;
+  });
+  if (it == curve.tiles.end()) {
+    curve.tiles.push_back(TilePoint{config.bm, config.bn, std::nullopt, "", 0, ""});
+    it = curve.tiles.end() - 1;
+  }
+  if (measured && (!it->measured_best_TFLOPS || *measured > *it->measured_best_TFLOPS)) {
+    it->measured_best_TFLOPS = measured;
+    it->measured_best_kernel = id;
+  }
+  if (predicted > it->predicted_best_TFLOPS) {
+    it->predicted_best_TFLOPS = predicted;
+    it->predicted_best_kernel = id;
+  }
+  raw.emplace_back(config.bm, config.bn, measured, predicted);
+}
+
+void finish_tile_curve(
+    TileCurve& curve, const std::vector<std::tuple<int, int, std::optional<double>, double>>& raw) {
+  fill_tile_curve(curve);
+  for (const auto& [bm, bn, measured, predicted] : raw) {
+    TileConfigPoint p;
+    for (std::size_t i = 0; i < curve.tiles.size(); ++i) {
+      if (curve.tiles[i].bm == bm && curve.tiles[i].bn == bn) p.tile_index = static_cast<int>(i);
+    }
+    p.measured_TFLOPS = measured;
+    p.predicted_TFLOPS = predicted;
+    curve.configs.push_back(p);
+  }
+}
+
+void fill_measured_tile_curves(GpuReport& r, const validation::ModelAccuracy& accuracy) {
+  for (const gemm::Problem& problem : validation::sweep_problems(false)) {
+    TileCurve curve;
+    curve.problem = problem;
+    std::vector<std::tuple<int, int, std::optional<double>, double>> raw;
+    for (const CaseAccuracy& c : accuracy.cases) {
+      if (c.set != validation::CaseSet::kSweep || !same_problem(c.problem, problem)) continue;
+      const kernels::RegistryEntry* entry = registry_entry(c.kernel);
+      if (entry == nullptr) continue;
+      add_tile_point(curve, raw, entry->config, c.kernel, c.measured_tflops, c.predicted_tflops);
+    }
+    if (curve.tiles.empty()) continue;
+    finish_tile_curve(curve, raw);
+    r.tile_curves.push_back(std::move(curve));
+  }
+}
+
+void fill_predicted_tile_curves(GpuReport& r, const Calibration& calibration) {
+  for (const gemm::Problem& problem : validation::sweep_problems(false)) {
+    TileCurve curve;
+    curve.problem = problem;
+    std::vector<std::tuple<int, int, std::optional<double>, double>> raw;
+    for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
+      // The sweep: every registered config of rungs 4-10 (validate_plan.cpp).
+      if (entry.config.rung < 4 ||
+          compute_capability(r.gpu) < kernels::minimum_compute_capability(entry.config)) {
+        continue;
+      }
+      const Prediction p =
+          predict_registered(r.gpu, entry.config, problem, sweep_raster(entry.config), calibration,
+                             L2Model::kRoofcast);
+      if (!p.launchable) continue;
+      add_tile_point(curve, raw, entry.config, kernels::kernel_id(entry.config), std::nullopt,
+                     p.tflops);
+    }
+    if (curve.tiles.empty()) continue;
+    finish_tile_curve(curve, raw);
+    r.tile_curves.push_back(std::move(curve));
+  }
+}
+
+/// L2 by raster order: rungs 7-10's headline configs at 4096^3 and 8192^3.
+void fill_l2_raster(GpuReport& r, const LadderMeasurement* m,
+                    const validation::ModelAccuracy* accuracy, const Calibration& calibration) {
+  const gemm::Problem problems[] = {{4096, 4096, 4096}, {8192, 8192, 8192}};
+  for (const gemm::Problem& problem : problems) {
+    for (const kernels::RegistryEntry* entry : headline_entries()) {
+      if (!kernels::takes_raster_order(entry->config) ||
+          compute_capability(r.gpu) < kernels::minimum_compute_capability(entry->config)) {
+        continue;
+      }
+      const std::string id = kernels::kernel_id(entry->config);
+      for (const gemm::RasterOrder& raster : measured_rasters(entry->config)) {
+        L2RasterRow row;
+        row.rung = entry->config.rung;
+        row.kernel = id;
+        row.problem = problem;
+        row.raster = raster;
+        if (accuracy != nullptr) {
+          const CaseAccuracy* found = nullptr;
+          for (const CaseAccuracy& c : accuracy->cases) {
+            if (c.kernel == id && c.set == validation::CaseSet::kLadder &&
+                same_problem(c.problem, problem) && c.raster == raster) {
+              found = &c;
+            }
+          }
+          if (found == nullptr) continue;
+          const MeasuredCase* mc = measured_case(*m, *found);
+          row.predicted_pct = 100 * found->prediction.l2_sector_hit_rate;
+          row.predicted_TFLOPS = found->predicted_tflops;
+          row.measured_TFLOPS = found->measured_tflops;
+          if (mc && mc->ncu && !mc->ncu->error) row.measured_pct = mc->ncu->l2_hit_rate_pct;
+          const validation::MeasuredKernel* k = m->find_kernel(id);
+          const Prediction published =
+              predict(r.gpu, validation::predict_input(*k, *mc, L2Model::kPublished), calibration);
+          row.published_pct = 100 * published.l2_sector_hit_rate;
+        } else {
+          const Prediction p = predict_registered(r.gpu, entry->config, problem, raster,
+                                                  calibration, L2Model::kRoofcast);
+          if (!p.launchable) continue;
+          row.predicted_pct = 100 * p.l2_sector_hit_rate;
+          row.predicted_TFLOPS = p.tflops;
+          row.published_pct = 100 * predict_registered(r.gpu, entry->config, problem, raster,
+                                                       calibration, L2Model::kPublished)
+                                        .l2_sector_hit_rate;
+        }
+        r.l2_raster.push_back(row);
+      }
+    }
+  }
+}
+
+/// The staircases of the fastest headline config (measured when there is a run, else predicted).
+void fill_occupancy(GpuReport& r, const LadderMeasurement* m) {
+  const ReportLadderRow* top = nullptr;
+  for (const ReportLadderRow& row : r.ladder) {
+    if (!row.supported) continue;
+    const double rate = row.measured_TFLOPS.value_or(row.prediction.tflops);
+    if (top == nullptr || rate > top->measured_TFLOPS.value_or(top->prediction.tflops)) top = &row;
+  }
+  if (top == nullptr) return;
+  r.occupancy_kernel = top->kernel;
+  KernelLaunch launch;
+  const validation::MeasuredKernel* k = m != nullptr ? m->find_kernel(top->kernel) : nullptr;
+  if (k != nullptr) {
+    launch = validation::kernel_launch(*k);
+    // The staircases show what the SM allows: the kernel's own dynamic-size attribute (set to
+    // what it uses) would cut the shared-memory staircase off right after the operating point.
+    launch.max_dynamic_shared_memory_bytes.reset();
+    r.occupancy_registers_measured = true;
+  } else {
+    launch.threads_per_block = top->prediction.config.threads;
+    launch.registers_per_thread = top->prediction.registers_per_thread;
+    launch.dynamic_shared_memory_bytes = top->prediction.shared_memory_bytes;
+  }
+  for (SweepAxis axis : {SweepAxis::kRegisters, SweepAxis::kSharedMemory, SweepAxis::kThreads}) {
+    r.occupancy.push_back(make_occupancy_report(r.gpu, launch, axis));
+  }
+}
+
+ReportRun occupancy_run(const nlohmann::json& doc, const std::string& path) {
+  ReportRun run;
+  run.path = path;
+  run.what = "runtime occupancy";
+  try {
+    const nlohmann::json& c = doc.at("context");
+    run.revision = c.at("git_revision").get<std::string>().substr(0, 7);
+    run.date_utc = c.at("date_utc").get<std::string>();
+    run.gpu_name = c.at("gpu").get<std::string>();
+    run.driver = "CUDA " + c.at("cuda_driver_version").get<std::string>() + " (driver API)";
+    run.cuda = c.at("cuda_runtime_version").get<std::string>();
+    run.tool = c.at("tool").get<std::string>();
+    run.sm_clock_rated_MHz = c.at("sm_clock_max_MHz").get<double>();
+    run.memory_clock_MHz = c.at("memory_clock_MHz").get<double>();
+    run.cases = static_cast<int>(doc.at("queries").size() + doc.at("residency").size());
+  } catch (const nlohmann::json::exception& error) {
+    throw ReportDataError(path + ": field 'context': " + error.what());
+  }
+  run.extra =
+      "cudaOccupancyMaxActiveBlocksPerMultiprocessor answers and real launches counting "
+      "resident blocks";
+  return run;
+}
+
+}  // namespace
+
+ReportPaths report_paths(const fs::path& root, const std::string& gpu_id) {
+  ReportPaths p;
+  const std::string dir = "data/measurements/" + gpu_id + "/";
+  p.measurement = dir + "sgemm-ladder.json";
+  p.selection = dir + "sgemm-selection.json";
+  p.occupancy = dir + "occupancy-runtime.json";
+  p.calibration = "data/calibration/" + gpu_id + ".json";
+  p.notes = "data/notes/" + gpu_id + ".json";
+  std::error_code error;
+  for (const auto& file : fs::directory_iterator(root / "data/reference", error)) {
+    if (file.path().extension() == ".json") {
+      p.references.push_back("data/reference/" + file.path().filename().string());
+    }
+  }
+  std::sort(p.references.begin(), p.references.end());
+  return p;
+}
+
+GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::string& model_digest,
+                          const std::string& gnuplot_version) {
+  GpuReport r;
+  r.gpu = gpu;
+  r.model_digest = model_digest;
+  r.gnuplot_version = gnuplot_version;
+  r.problem = gemm::Problem{4096, 4096, 4096};
+  const ReportPaths paths = report_paths(root, gpu.id);
+  if (paths.references.empty()) {
+    throw ReportDataError((root / "data/reference").string() +
+                          ": no published-ladder files (*.json); is --root the repository root?");
+  }
+  for (const std::string& file : paths.references) {
+    for (PublishedLadder& ladder : parse_published_ladders(read_text(root / file, file), file)) {
+      r.published.push_back(std::move(ladder));
+    }
+  }
+  if (fs::exists(root / paths.notes)) {
+    r.notes = parse_rung_notes(read_text(root / paths.notes, paths.notes), paths.notes, gpu.id);
+  }
+  r.calibration = embedded_calibration(gpu.id);
+  r.calibration_path = paths.calibration;
+  const Calibration calibration = r.calibration ? r.calibration->parameters : Calibration{};
+  r.roofline = make_roofline_report(gpu);
+  r.latencies = gpu_latencies(gpu);
+
+  std::optional<LadderMeasurement> measurement;
+  if (fs::exists(root / paths.measurement)) {
+    measurement = validation::load_ladder_measurement(root / paths.measurement);
+    if (measurement->context.spec_id != gpu.id) {
+      throw ReportDataError(paths.measurement + ": field 'context.spec_id': expected '" + gpu.id +
+                            "', got '" + measurement->context.spec_id + "'");
+    }
+  }
+  if (measurement) {
+    r.validated = true;
+    r.runs.push_back(ladder_run(*measurement, paths.measurement, "SGEMM ladder"));
+    if (measurement->microbenchmarks) {
+      for (const auto& [name, raw] : measurement->microbenchmarks->raw) {
+        r.microbenchmark_methods[name] = raw.method;
+      }
+    }
+    r.accuracy = validation::evaluate_model(gpu, *measurement);
+    fill_measured_ladder(r, *measurement, *r.accuracy);
+    fill_measured_tile_curves(r, *r.accuracy);
+    fill_l2_raster(r, &*measurement, &*r.accuracy, r.accuracy->fit.calibration);
+    for (const CaseAccuracy& c : r.accuracy->cases) {
+      if (!c.duplicate) r.scatter.push_back({c.measured_tflops, c.predicted_tflops, c.training});
+    }
+    if (fs::exists(root / paths.selection) && r.calibration) {
+      const LadderMeasurement selection =
+          validation::load_ladder_measurement(root / paths.selection);
+      r.selection = validation::evaluate_selection(gpu, selection, calibration, &*measurement,
+                                                   validation::RegisterSource::kEstimated);
+      r.runs.push_back(ladder_run(selection, paths.selection, "selection"));
+    }
+  } else {
+    fill_predicted_ladder(r, calibration);
+    fill_predicted_tile_curves(r, calibration);
+    fill_l2_raster(r, nullptr, nullptr, calibration);
+  }
+  fill_occupancy(r, measurement ? &*measurement : nullptr);
+  if (fs::exists(root / paths.occupancy)) {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(read_text(root / paths.occupancy, paths.occupancy));
+    } catch (const nlohmann::json::parse_error& error) {
+      throw ReportDataError(paths.occupancy + ": not valid JSON (" + error.what() + ")");
+    }
+    r.runs.push_back(occupancy_run(doc, paths.occupancy));
+    const auto comparison = validation::compare_runtime_occupancy(doc, gpu);
+    r.runs.back().cases = comparison.queries + comparison.residency_runs;
+    r.occupancy_agreement =
+        std::make_pair(comparison.queries + comparison.residency_runs,
+                       comparison.query_mismatches + comparison.residency_mismatches);
+  }
+  return r;
+}
+
+}  // namespace roofcast::views
