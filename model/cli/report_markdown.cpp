@@ -177,6 +177,25 @@ void context_section(std::ostringstream& md, const GpuReport& r) {
        << "` does not exist): every scale 1, no launch overhead |\n";
   }
   md << "| figures | " << r.gnuplot_version << " |\n\n";
+  if (r.earlier_runs.empty()) return;
+  md << "**Earlier runs** (kept under `data/measurements/" << r.gpu.id
+     << "/runs/`, replaced when kernels or the case list changed). Δ compares the measured "
+        "TFLOPS of the cases both runs have (same kernel, set, shape and raster order; a kernel "
+        "whose code changed in between differs for that reason, not noise). The last column "
+        "predicts every timed registry case of that run with today's model and calibration, "
+        "no refit.\n\n"
+     << "| run | date | cases | in common | median \\|Δ\\| | 90th pct \\|Δ\\| | max \\|Δ\\| "
+        "(case) | cuBLAS at "
+     << shape(r.problem) << " | model MAPE on it |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n";
+  for (const EarlierRun& e : r.earlier_runs) {
+    md << "| " << e.run.revision << " | " << e.run.date_utc << " | " << e.run.cases << " | "
+       << e.common_cases << " | " << format("%.2f%%", e.median_abs_difference_pct) << " | "
+       << format("%.2f%%", e.p90_abs_difference_pct) << " | "
+       << format("%.1f%%", e.max_abs_difference_pct) << " (`" << e.max_difference_case << "`) | "
+       << tflops(e.cublas_TFLOPS) << " | "
+       << format("%.1f%% (%d cases)", e.model_mape_pct, e.predicted_cases) << " |\n";
+  }
+  md << "\n";
 }
 
 void ceilings_section(std::ostringstream& md, const GpuReport& r) {
@@ -503,6 +522,14 @@ void errors_section(std::ostringstream& md, const GpuReport& r) {
   summary_row(md, "held out", a.held_out);
   summary_row(md, "all", a.all);
   summary_row(md, "all, uncalibrated", a.uncalibrated_all);
+  if (!r.earlier_runs.empty()) {
+    const EarlierRun& last = r.earlier_runs.back();
+    md << "\nFor scale, the measurement's own noise: the " << last.common_cases
+       << " cases this run shares with the one before it (" << last.run.revision << ") differ by "
+       << format("%.2f%%", last.median_abs_difference_pct) << " in the median and "
+       << format("%.2f%%", last.p90_abs_difference_pct)
+       << " at the 90th percentile (section 1, earlier runs).\n";
+  }
   md << "\n| rung | cases | MAPE | worst case |\n|---|---:|---:|---|\n";
   for (const auto& [rung, s] : a.per_rung) {
     md << "| " << rung << " | " << s.cases << " | " << format("%.1f%%", s.mape_percent) << " | `"

@@ -2,9 +2,11 @@
 #include "report_views.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -437,6 +439,59 @@ ReportRun occupancy_run(const nlohmann::json& doc, const std::string& path) {
   return run;
 }
 
+/// The case's identity across runs: kernel, set, shape, raster order.
+std::string case_key(const MeasuredCase& mc) {
+  return mc.kernel + " " + std::string(validation::to_string(mc.set)) + " " +
+         std::to_string(mc.problem.m) + "x" + std::to_string(mc.problem.n) + "x" +
+         std::to_string(mc.problem.k) + " " + (mc.raster ? gemm::to_string(*mc.raster) : "-");
+}
+
+/// The p-quantile (0..1) of sorted values, nearest rank.
+double quantile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(p * sorted.size()));
+  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+EarlierRun compare_earlier_run(const GpuSpec& gpu, const LadderMeasurement& earlier,
+                               const std::string& path, const LadderMeasurement& current,
+                               const gemm::Problem& problem, const Calibration& calibration) {
+  EarlierRun out;
+  out.run = ladder_run(earlier, path, "SGEMM ladder");
+  out.cublas_TFLOPS = cublas_at(earlier, problem);
+  std::map<std::string, double> current_rates;
+  for (const MeasuredCase& mc : current.cases) {
+    if (mc.outcome == validation::Outcome::kPassed && mc.tflops)
+      current_rates[case_key(mc)] = *mc.tflops;
+  }
+  std::vector<double> differences;
+  double error_sum = 0;
+  for (const MeasuredCase& mc : earlier.cases) {
+    if (mc.outcome != validation::Outcome::kPassed || !mc.tflops) continue;
+    if (const auto it = current_rates.find(case_key(mc)); it != current_rates.end()) {
+      const double difference = 100 * std::abs(*mc.tflops / it->second - 1);
+      if (differences.empty() || difference > out.max_abs_difference_pct) {
+        out.max_abs_difference_pct = difference;
+        out.max_difference_case = case_key(mc);
+      }
+      differences.push_back(difference);
+    }
+    const validation::MeasuredKernel* kernel = earlier.find_kernel(mc.kernel);
+    if (kernel == nullptr || kernels::find_kernel(mc.kernel) >= kernels::kRegistrySize) continue;
+    const Prediction p =
+        predict(gpu, validation::predict_input(*kernel, mc, L2Model::kRoofcast), calibration);
+    if (!p.launchable) continue;
+    error_sum += std::abs(p.tflops - *mc.tflops) / *mc.tflops;
+    ++out.predicted_cases;
+  }
+  std::sort(differences.begin(), differences.end());
+  out.common_cases = static_cast<int>(differences.size());
+  out.median_abs_difference_pct = quantile(differences, 0.5);
+  out.p90_abs_difference_pct = quantile(differences, 0.9);
+  out.model_mape_pct = out.predicted_cases > 0 ? 100 * error_sum / out.predicted_cases : 0;
+  return out;
+}
+
 }  // namespace
 
 ReportPaths report_paths(const fs::path& root, const std::string& gpu_id) {
@@ -447,6 +502,7 @@ ReportPaths report_paths(const fs::path& root, const std::string& gpu_id) {
   p.occupancy = dir + "occupancy-runtime.json";
   p.calibration = "data/calibration/" + gpu_id + ".json";
   p.notes = "data/notes/" + gpu_id + ".json";
+  p.runs = dir + "runs";
   std::error_code error;
   for (const auto& file : fs::directory_iterator(root / "data/reference", error)) {
     if (file.path().extension() == ".json") {
@@ -506,6 +562,23 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
     for (const CaseAccuracy& c : r.accuracy->cases) {
       if (!c.duplicate) r.scatter.push_back({c.measured_tflops, c.predicted_tflops, c.training});
     }
+    // Earlier runs, oldest first by their recorded date.
+    std::vector<std::string> earlier;
+    std::error_code error;
+    for (const auto& dir : fs::directory_iterator(root / paths.runs, error)) {
+      if (fs::exists(dir.path() / "sgemm-ladder.json")) {
+        earlier.push_back(paths.runs + "/" + dir.path().filename().string() + "/sgemm-ladder.json");
+      }
+    }
+    for (const std::string& path : earlier) {
+      r.earlier_runs.push_back(
+          compare_earlier_run(gpu, validation::load_ladder_measurement(root / path), path,
+                              *measurement, r.problem, r.accuracy->fit.calibration));
+    }
+    std::sort(r.earlier_runs.begin(), r.earlier_runs.end(),
+              [](const EarlierRun& a, const EarlierRun& b) {
+                return std::tie(a.run.date_utc, a.run.path) < std::tie(b.run.date_utc, b.run.path);
+              });
     if (fs::exists(root / paths.selection) && r.calibration) {
       const LadderMeasurement selection =
           validation::load_ladder_measurement(root / paths.selection);

@@ -48,6 +48,21 @@ struct ReportRun {
   std::string extra;  // repeats, rotation, ncu version: one sentence
 };
 
+/// An earlier ladder run kept under data/measurements/<gpu>/runs/: how its cases compare with the
+/// current run's (the same kernel, set, shape and raster order), and how the current model
+/// (committed calibration, no refit) predicts it.
+struct EarlierRun {
+  ReportRun run;
+  int common_cases = 0;
+  double median_abs_difference_pct = 0;  // |earlier / current - 1| of the measured TFLOPS
+  double p90_abs_difference_pct = 0;
+  double max_abs_difference_pct = 0;
+  std::string max_difference_case;
+  std::optional<double> cublas_TFLOPS;  // at the report's problem
+  int predicted_cases = 0;
+  double model_mape_pct = 0;
+};
+
 /// One headline config of the ladder at the report's problem.
 struct ReportLadderRow {
   int rung = 0;
@@ -126,6 +141,7 @@ struct GpuReport {
   std::optional<StoredCalibration> calibration;
   std::string calibration_path;
   std::vector<ReportRun> runs;
+  std::vector<EarlierRun> earlier_runs;                    // oldest first
   std::optional<std::pair<int, int>> occupancy_agreement;  // runtime answers + launches, mismatches
   RooflineReport roofline;
   Latencies latencies;
@@ -153,6 +169,7 @@ struct ReportPaths {
   std::string occupancy;                // data/measurements/<id>/occupancy-runtime.json
   std::string calibration;              // data/calibration/<id>.json
   std::string notes;                    // data/notes/<id>.json
+  std::string runs;                     // data/measurements/<id>/runs: earlier runs, a folder each
   std::vector<std::string> references;  // data/reference/*.json, sorted
 };
 ReportPaths report_paths(const std::filesystem::path& root, const std::string& gpu_id);
