@@ -77,10 +77,11 @@ std::string ladder_figure(const GpuReport& r, const std::string& path) {
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
     const ReportLadderRow& row = r.ladder[i];
     const std::optional<std::pair<double, double>> range = reference_range(r, row.rung);
-    s += format("%zu %.4f %.4f %.4f %.4f\n", i, row.measured_TFLOPS.value_or(NAN),
+    s += format("%zu %.4f %.4f %.4f %.4f %.4f\n", i, row.measured_TFLOPS.value_or(NAN),
                 row.supported ? row.prediction.tflops : NAN,
                 range && r.cublas_TFLOPS ? range->first / 100 * *r.cublas_TFLOPS : NAN,
-                range && r.cublas_TFLOPS ? range->second / 100 * *r.cublas_TFLOPS : NAN);
+                range && r.cublas_TFLOPS ? range->second / 100 * *r.cublas_TFLOPS : NAN,
+                row.transferred_TFLOPS.value_or(NAN));
   }
   s += "EOD\n";
   s += format(
@@ -106,8 +107,16 @@ std::string ladder_figure(const GpuReport& r, const std::string& path) {
         "     ",
         kMeasuredColor);
   }
-  plot += format("$rows using ($1+0.18):3:(0.36) with boxes lc rgb '%s' title 'predicted'",
-                 kPredictedColor);
+  if (r.transferred_calibration) {
+    plot += format(
+        "$rows using ($1-0.18):3:(0.36) with boxes lc rgb '%s' title 'predicted, "
+        "uncalibrated', \\\n     $rows using ($1+0.18):6:(0.36) with boxes lc rgb "
+        "'#9ec5e8' title 'predicted with the %s scales'",
+        kPredictedColor, r.transferred_calibration->gpu_id.c_str());
+  } else {
+    plot += format("$rows using ($1+0.18):3:(0.36) with boxes lc rgb '%s' title 'predicted'",
+                   kPredictedColor);
+  }
   if (r.cublas_TFLOPS) {
     s += format(
         "set arrow from graph 0, first %.4f to graph 1, first %.4f nohead lw 1.5 lc rgb "

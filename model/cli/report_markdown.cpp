@@ -259,11 +259,23 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
   } else {
     md << "Every rung's headline config in its fastest predicted raster order, registers "
           "estimated. % FP32 peak is of the datasheet FP32 peak ("
-       << format("%.2f", peak_of(r)) << " TFLOPS).\n\n";
-    md << "| rung | config | raster | predicted TFLOPS | % FP32 peak | blocks/SM (occupancy, "
-          "limiter) | regs (estimated) | smem KiB | waves (tail efficiency) | L2 hit predicted | "
-          "bound: roofline level / time term |\n|---|---|---|---:|---:|---|---:|---:|---:|---:|---|"
-          "\n";
+       << format("%.2f", peak_of(r)) << " TFLOPS).";
+    if (r.transferred_calibration) {
+      md << " A second estimate applies the global scales fitted on the "
+         << r.transferred_calibration->gpu_id << " (`data/calibration/"
+         << r.transferred_calibration->gpu_id
+         << ".json`), the measured GPU nearest in compute capability: uncalibrated, the model "
+            "adds the issue and shared-memory terms as if the two pipes never overlapped, which "
+            "the fitted scales correct on the GPU they were fitted on; whether they hold here is "
+            "what a measurement would tell.";
+    }
+    md << "\n\n| rung | config | raster | predicted TFLOPS | "
+       << (r.transferred_calibration ? "with " + r.transferred_calibration->gpu_id + "'s scales | "
+                                     : std::string())
+       << "% FP32 peak | blocks/SM (occupancy, limiter) | regs (estimated) | smem KiB | waves "
+          "(tail efficiency) | L2 hit predicted | bound: roofline level / time term |\n|---|---|"
+          "---|---:|"
+       << (r.transferred_calibration ? "---:|" : "") << "---:|---|---:|---:|---:|---:|---|\n";
   }
   for (const ReportLadderRow& row : r.ladder) {
     const Prediction& p = row.prediction;
@@ -272,7 +284,8 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
           kernels::kRegistry[kernels::find_kernel(row.kernel)].config);
       md << "| " << row.rung << " | `" << row.kernel << "` | – | needs compute capability "
          << needed / 10 << "." << needed % 10 << " |";
-      for (int cell = 0; cell < (r.validated ? 11 : 7); ++cell) md << " |";
+      const int cells = r.validated ? 11 : (r.transferred_calibration ? 8 : 7);
+      for (int cell = 0; cell < cells; ++cell) md << " |";
       md << "\n";
       continue;
     }
@@ -294,8 +307,9 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
          << format("%.1f", 100 * p.l2_sector_hit_rate) << " | " << bound << " | "
          << stall_text(row.top_stalls) << " |\n";
     } else {
-      md << " | " << format("%.2f", p.tflops) << " | "
-         << format("%.1f", 100 * p.tflops / peak_of(r)) << " | " << occupancy << " | "
+      md << " | " << format("%.2f", p.tflops);
+      if (r.transferred_calibration) md << " | " << tflops(row.transferred_TFLOPS);
+      md << " | " << format("%.1f", 100 * p.tflops / peak_of(r)) << " | " << occupancy << " | "
          << p.registers_per_thread << " | " << format("%.1f", p.shared_memory_bytes / 1024.0)
          << " | " << waves_text(p) << " | " << format("%.1f", 100 * p.l2_sector_hit_rate) << " | "
          << bound << " |\n";

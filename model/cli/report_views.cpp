@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -235,6 +236,12 @@ void fill_predicted_ladder(GpuReport& r, const Calibration& calibration) {
       if (best) {
         row.raster = best->raster;
         row.prediction = *best;
+        if (r.transferred_calibration) {
+          row.transferred_TFLOPS =
+              predict_registered(r.gpu, entry->config, problem, best->raster,
+                                 r.transferred_calibration->parameters, L2Model::kRoofcast)
+                  .tflops;
+        }
       }
       r.ladder.push_back(std::move(row));
     }
@@ -587,6 +594,20 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
       r.runs.push_back(ladder_run(selection, paths.selection, "selection"));
     }
   } else {
+    if (!r.calibration) {
+      // The measured GPU nearest in compute capability (the first on ties, database order).
+      const int cc = compute_capability(gpu);
+      int nearest = 0;
+      for (const GpuSpec& other : embedded_specs()) {
+        const auto stored = embedded_calibration(other.id);
+        if (!stored) continue;
+        const int distance = std::abs(compute_capability(other) - cc);
+        if (!r.transferred_calibration || distance < nearest) {
+          r.transferred_calibration = stored;
+          nearest = distance;
+        }
+      }
+    }
     fill_predicted_ladder(r, calibration);
     fill_predicted_tile_curves(r, calibration);
     fill_l2_raster(r, nullptr, nullptr, calibration);

@@ -70,6 +70,9 @@ struct ReportLadderRow {
   bool supported = true;  // the GPU's compute capability runs the rung
   gemm::RasterOrder raster;
   Prediction prediction;  // calibrated when the GPU has a calibration
+  /// Prediction-only reports of an uncalibrated GPU: the same config predicted with another
+  /// GPU's fitted scales (GpuReport::transferred_calibration).
+  std::optional<double> transferred_TFLOPS;
   bool training = false;  // the case is in the calibration's training split
   std::optional<double> measured_TFLOPS;
   std::optional<double> measured_l2_hit_pct;
@@ -140,6 +143,10 @@ struct GpuReport {
   std::string gnuplot_version;
   std::optional<StoredCalibration> calibration;
   std::string calibration_path;
+  /// For an uncalibrated, unmeasured GPU: the calibration of the measured GPU nearest in compute
+  /// capability, shown beside the uncalibrated prediction as a second estimate (never validated
+  /// on this GPU).
+  std::optional<StoredCalibration> transferred_calibration;
   std::vector<ReportRun> runs;
   std::vector<EarlierRun> earlier_runs;                    // oldest first
   std::optional<std::pair<int, int>> occupancy_agreement;  // runtime answers + launches, mismatches

@@ -161,6 +161,8 @@ TEST(ReportCli, PredictionOnlyReportCarriesTheBannerAndNoMeasuredColumn) {
   EXPECT_NE(md.find("The run that would validate it"), std::string::npos);
   EXPECT_NE(md.find("CUDA 12 build"), std::string::npos) << "CUDA 13 cannot build for sm_70";
   EXPECT_NE(md.find("needs compute capability 8.0"), std::string::npos) << "rung 9 on a V100";
+  // A second estimate with the measured GPU's fitted scales, labelled as such.
+  EXPECT_NE(md.find("| with h200-sxm's scales |"), std::string::npos);
   EXPECT_EQ(md.find("measured TFLOPS"), std::string::npos);
   EXPECT_NE(md.find("No measurement: no error can be stated"), std::string::npos);
   EXPECT_FALSE(fs::exists(out / "predicted-vs-measured.svg"));
