@@ -1,9 +1,9 @@
 #include "selection_views.hpp"
 
-#include <cstdarg>
-#include <cstdio>
 #include <sstream>
 #include <vector>
+
+#include "views.hpp"
 
 namespace roofcast::views {
 
@@ -13,15 +13,6 @@ using validation::RegisterSource;
 using validation::SelectionReport;
 using validation::SelectorOutcome;
 using validation::ShapeSelection;
-
-std::string fmt(const char* format, ...) {
-  char buffer[1024];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(buffer, sizeof buffer, format, args);
-  va_end(args);
-  return buffer;
-}
 
 std::string shape(const gemm::Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
@@ -49,10 +40,10 @@ const SelectorOutcome& outcome(const ShapeSelection& s, tune::Selector selector)
   return s.selectors[static_cast<int>(selector)];
 }
 
-std::string percent(double fraction) { return fmt("%.1f", 100.0 * fraction); }
+std::string percent(double fraction) { return format("%.1f", 100.0 * fraction); }
 
 std::string spearman_text(const std::optional<double>& rho) {
-  return rho ? fmt("%.3f", *rho) : std::string("-");
+  return rho ? format("%.3f", *rho) : std::string("-");
 }
 
 nlohmann::json report_json(const SelectionReport& r) {
@@ -102,29 +93,29 @@ std::string text_of(const SelectionReport& r) {
       << (r.registers == RegisterSource::kPtxas ? "ptxas (compiled kernels)"
                                                 : "estimated (before compiling)")
       << "\n";
-  out << fmt("%-20s %4s %7s %7s", "shape", "cfgs", "best", "cuBLAS");
+  out << format("%-20s %4s %7s %7s", "shape", "cfgs", "best", "cuBLAS");
   for (tune::Selector sel : kSelectors) {
-    out << fmt(" | %-17s", std::string(tune::to_string(sel)).substr(0, 17).c_str());
+    out << format(" | %-17s", std::string(tune::to_string(sel)).substr(0, 17).c_str());
   }
-  out << "\n" << fmt("%-20s %4s %7s %7s", "", "", "TFLOPS", "TFLOPS");
+  out << "\n" << format("%-20s %4s %7s %7s", "", "", "TFLOPS", "TFLOPS");
   for (int i = 0; i < tune::kSelectorCount; ++i)
-    out << fmt(" | %5s %5s %5s", "top1", "top5", "rho");
+    out << format(" | %5s %5s %5s", "top1", "top5", "rho");
   out << "\n";
   for (const ShapeSelection& s : r.shapes) {
-    out << fmt("%-20s %4d %7.2f %7s", shape(s.problem).c_str(), s.configs, s.best_TFLOPS,
-               s.cublas_TFLOPS ? fmt("%.2f", *s.cublas_TFLOPS).c_str() : "-");
+    out << format("%-20s %4d %7.2f %7s", shape(s.problem).c_str(), s.configs, s.best_TFLOPS,
+                  s.cublas_TFLOPS ? format("%.2f", *s.cublas_TFLOPS).c_str() : "-");
     for (tune::Selector sel : kSelectors) {
       const SelectorOutcome& o = outcome(s, sel);
-      out << fmt(" | %5.1f %5.1f %5s", 100 * o.top1_of_best, 100 * o.best_of_top5_of_best,
-                 spearman_text(o.spearman).c_str());
+      out << format(" | %5.1f %5.1f %5s", 100 * o.top1_of_best, 100 * o.best_of_top5_of_best,
+                    spearman_text(o.spearman).c_str());
     }
     out << "\n";
   }
-  out << fmt("%-20s %4s %7s %7s", "min / mean", "", "", "");
+  out << format("%-20s %4s %7s %7s", "min / mean", "", "", "");
   for (tune::Selector sel : kSelectors) {
     const validation::SelectorSummary& m = r.summary[static_cast<int>(sel)];
-    out << fmt(" | %5.1f %5.1f %5.3f", 100 * m.min_top1_of_best, 100 * m.min_best_of_top5_of_best,
-               m.mean_spearman);
+    out << format(" | %5.1f %5.1f %5.3f", 100 * m.min_top1_of_best,
+                  100 * m.min_best_of_top5_of_best, m.mean_spearman);
   }
   out << "\n";
   return out.str();
@@ -167,15 +158,15 @@ std::string selection_top1_gnuplot(const SelectionReport& r, const std::string& 
   s += "$data << EOD\n";
   for (const ShapeSelection& sh : r.shapes) {
     s += "\"" + shape(sh.problem) + "\"";
-    for (tune::Selector sel : kSelectors) s += fmt(" %.2f", 100 * outcome(sh, sel).top1_of_best);
+    for (tune::Selector sel : kSelectors) s += format(" %.2f", 100 * outcome(sh, sel).top1_of_best);
     s += "\n";
   }
   s += "EOD\n";
   const char* colors[] = {"#1f6fb4", "#9e9e9e", "#e6a23c", "#8e5ea2"};
   s += "plot ";
   for (int i = 0; i < tune::kSelectorCount; ++i) {
-    s += fmt("%s$data using %d:xtic(1) title \"%s\" lc rgb '%s'", i == 0 ? "" : ", \\\n     ",
-             i + 2, selector_title(kSelectors[i]), colors[i]);
+    s += format("%s$data using %d:xtic(1) title \"%s\" lc rgb '%s'", i == 0 ? "" : ", \\\n     ",
+                i + 2, selector_title(kSelectors[i]), colors[i]);
   }
   s += "\n";
   return s;
@@ -193,7 +184,7 @@ std::string selection_scatter_gnuplot(const SelectionReport& r, const std::strin
   s += "$cases << EOD\n";
   for (const ShapeSelection& sh : r.shapes) {
     for (std::size_t i = 0; i < sh.measured_TFLOPS.size(); ++i) {
-      s += fmt("%.4f %.4f\n", sh.measured_TFLOPS[i], sh.predicted_TFLOPS[i]);
+      s += format("%.4f %.4f\n", sh.measured_TFLOPS[i], sh.predicted_TFLOPS[i]);
     }
   }
   s += "EOD\n";
@@ -221,13 +212,13 @@ std::string selection_markdown(const SelectionReport& est, const SelectionReport
      << "| | |\n|---|---|\n"
      << "| measurement | `" << src.measurement_path << "` |\n"
      << "| GPU | " << c.gpu_name << ", cc " << c.compute_capability << ", " << c.sm_count
-     << " SMs, SM clock max " << fmt("%.0f", c.sm_clock_max_MHz) << " MHz, memory "
-     << fmt("%.0f", c.memory_clock_MHz) << " MHz |\n"
+     << " SMs, SM clock max " << format("%.0f", c.sm_clock_max_MHz) << " MHz, memory "
+     << format("%.0f", c.memory_clock_MHz) << " MHz |\n"
      << "| driver, CUDA, cuBLAS | " << c.driver_version << ", " << c.cuda_runtime_version << ", "
      << c.cublas_version << " |\n"
      << "| run | revision " << c.git_revision << ", " << c.date_utc << ", " << c.repeats
      << " timed repeats (median) after " << c.warmups << " warm-ups, inputs rotated over "
-     << fmt("%.0f", c.rotation_min_bytes / 1048576.0) << " MiB |\n"
+     << format("%.0f", c.rotation_min_bytes / 1048576.0) << " MiB |\n"
      << "| model | calibration `" << src.calibration_path << "`, fitted on `" << src.training_path
      << "` (revision " << est.calibration_revision << ") |\n"
      << "| raster order | grouped:8 for rungs 7-10, row-major for rungs 1-6 |\n\n";
@@ -243,8 +234,8 @@ std::string selection_markdown(const SelectionReport& est, const SelectionReport
     md << "|---:|---:|---:|\n";
     for (const ShapeSelection& s : r.shapes) {
       md << "| " << shape(s.problem) << " | " << s.configs << " | " << s.trained_configs << " | `"
-         << s.best_kernel << "` | " << fmt("%.2f", s.best_TFLOPS) << " | "
-         << (s.cublas_TFLOPS ? fmt("%.2f", *s.cublas_TFLOPS) : std::string("-"));
+         << s.best_kernel << "` | " << format("%.2f", s.best_TFLOPS) << " | "
+         << (s.cublas_TFLOPS ? format("%.2f", *s.cublas_TFLOPS) : std::string("-"));
       for (tune::Selector sel : kSelectors)
         md << " | " << percent(outcome(s, sel).top1_of_best) << "%";
       const SelectorOutcome& rc = outcome(s, tune::Selector::kRoofcast);
@@ -261,7 +252,7 @@ std::string selection_markdown(const SelectionReport& est, const SelectionReport
          << percent(m.mean_top1_of_best) << "% | " << m.shapes_top1_at_least_95 << " / " << n
          << " | " << m.shapes_top1_at_least_98 << " / " << n << " | "
          << percent(m.min_best_of_top5_of_best) << "% | " << m.shapes_top5_at_least_99 << " / " << n
-         << " | " << fmt("%.3f", m.mean_spearman) << " |\n";
+         << " | " << format("%.3f", m.mean_spearman) << " |\n";
     }
     md << "\n";
   };
