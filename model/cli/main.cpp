@@ -16,7 +16,8 @@
 //                 [--space enumerated|registry] [--rungs 7,8,9] [--rasters row_major,grouped:8]
 //                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--all-rasters]
 //                 [--uncalibrated] [--json]
-//   roofcast report (--gpu ID|FILE.json | --spec FILE) [--root DIR] [--out DIR]
+//   roofcast report (--gpu ID|FILE.json | --spec FILE | --measurements FILE) [--root DIR]
+//                   [--out DIR] [--measurements FILE] [--keep-scripts]
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -825,14 +826,23 @@ int run_report(const std::vector<std::string>& args) {
   desc.add_options()("root", po::value<std::string>()->default_value("."),
                      "the repository root (the inputs are read under it)")(
       "out", po::value<std::string>(), "output folder (default: ROOT/reports/<gpu id>)")(
-      "keep-scripts", "also write each figure's gnuplot script (data inline) beside it, FIGURE.gp");
+      "keep-scripts", "also write each figure's gnuplot script (data inline) beside it, FIGURE.gp")(
+      "measurements", po::value<std::string>(),
+      "a ladder run outside the repository (e.g. build/sgemm-ladder.json from scripts/main.sh) "
+      "instead of data/measurements/<gpu>/sgemm-ladder.json; without --gpu, the GPU it names");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
     return 0;
   }
   if (vm.count("json")) throw UsageError("--json: the report is Markdown and SVG only");
-  const roofcast::GpuSpec gpu = gpu_from(vm);
+  std::optional<std::string> measurements;
+  if (vm.count("measurements")) measurements = vm["measurements"].as<std::string>();
+  const roofcast::GpuSpec gpu =
+      measurements && !vm.count("gpu") && !vm.count("spec")
+          ? roofcast::find_spec(
+                roofcast::validation::load_ladder_measurement(*measurements).context.spec_id)
+          : gpu_from(vm);
   const std::filesystem::path root = vm["root"].as<std::string>();
   if (!std::filesystem::is_directory(root / "data")) {
     throw UsageError("--root: '" + root.string() +
@@ -843,7 +853,7 @@ int run_report(const std::vector<std::string>& args) {
                                             : root / "reports" / gpu.id;
   const std::string version = gnuplot_version();
   const roofcast::views::GpuReport report =
-      roofcast::views::make_gpu_report(gpu, root, ROOFCAST_MODEL_DIGEST, version);
+      roofcast::views::make_gpu_report(gpu, root, ROOFCAST_MODEL_DIGEST, version, measurements);
   std::filesystem::create_directories(out_dir);
   const auto figures = roofcast::views::gpu_report_figures(report, out_dir);
   for (std::size_t i = 0; i < figures.size(); ++i) {

@@ -172,6 +172,15 @@ void context_section(std::ostringstream& md, const GpuReport& r) {
        << format("%.3f", p.shared_memory_scale) << ", latency ×" << format("%.3f", p.latency_scale)
        << ", L2 ×" << format("%.2f", p.l2_scale) << ", DRAM ×" << format("%.2f", p.dram_scale)
        << ", launch overhead " << format("%.1f", p.launch_overhead_s * 1e6) << " µs |\n";
+  } else if (r.accuracy) {
+    const Calibration& p = r.accuracy->fit.calibration;
+    md << "| calibration | not committed (`" << r.calibration_path
+       << "` does not exist): fitted by this report on the run's training split `"
+       << r.accuracy->training_split << "`: issue ×" << format("%.3f", p.issue_scale)
+       << ", shared memory ×" << format("%.3f", p.shared_memory_scale) << ", latency ×"
+       << format("%.3f", p.latency_scale) << ", L2 ×" << format("%.2f", p.l2_scale) << ", DRAM ×"
+       << format("%.2f", p.dram_scale) << ", launch overhead "
+       << format("%.1f", p.launch_overhead_s * 1e6) << " µs |\n";
   } else {
     md << "| calibration | none (`" << r.calibration_path
        << "` does not exist): every scale 1, no launch overhead |\n";

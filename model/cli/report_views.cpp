@@ -521,7 +521,8 @@ ReportPaths report_paths(const fs::path& root, const std::string& gpu_id) {
 }
 
 GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::string& model_digest,
-                          const std::string& gnuplot_version) {
+                          const std::string& gnuplot_version,
+                          const std::optional<std::string>& measurement_override) {
   GpuReport r;
   r.gpu = gpu;
   r.model_digest = model_digest;
@@ -547,16 +548,19 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
   r.latencies = gpu_latencies(gpu);
 
   std::optional<LadderMeasurement> measurement;
-  if (fs::exists(root / paths.measurement)) {
-    measurement = validation::load_ladder_measurement(root / paths.measurement);
+  const std::string measurement_path = measurement_override.value_or(paths.measurement);
+  const fs::path measurement_file =
+      measurement_override ? fs::path(*measurement_override) : root / paths.measurement;
+  if (measurement_override || fs::exists(measurement_file)) {
+    measurement = validation::load_ladder_measurement(measurement_file);
     if (measurement->context.spec_id != gpu.id) {
-      throw ReportDataError(paths.measurement + ": field 'context.spec_id': expected '" + gpu.id +
+      throw ReportDataError(measurement_path + ": field 'context.spec_id': expected '" + gpu.id +
                             "', got '" + measurement->context.spec_id + "'");
     }
   }
   if (measurement) {
     r.validated = true;
-    r.runs.push_back(ladder_run(*measurement, paths.measurement, "SGEMM ladder"));
+    r.runs.push_back(ladder_run(*measurement, measurement_path, "SGEMM ladder"));
     if (measurement->microbenchmarks) {
       for (const auto& [name, raw] : measurement->microbenchmarks->raw) {
         r.microbenchmark_methods[name] = raw.method;

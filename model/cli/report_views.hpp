@@ -182,9 +182,12 @@ struct ReportPaths {
 ReportPaths report_paths(const std::filesystem::path& root, const std::string& gpu_id);
 
 /// Fills the report of `gpu` from the files under `root` (optional ones may be missing: no
-/// measurement means a prediction-only report). Throws on a malformed file, naming it.
+/// measurement means a prediction-only report). `measurement`, when given, replaces
+/// ReportPaths::measurement: a ladder run outside the repository (a fresh one in build/), read
+/// as given and required to exist. Throws on a malformed or missing file, naming it.
 GpuReport make_gpu_report(const GpuSpec& gpu, const std::filesystem::path& root,
-                          const std::string& model_digest, const std::string& gnuplot_version);
+                          const std::string& model_digest, const std::string& gnuplot_version,
+                          const std::optional<std::string>& measurement = std::nullopt);
 
 /// The figure files of a report, in the order gpu_report_figures returns their scripts.
 struct ReportFigure {

@@ -191,7 +191,26 @@ TEST(ReportCli, StaleNotesAreMarked) {
   fs::remove_all(root);
 }
 
+TEST(ReportCli, AFreshRunOutsideTheRepositoryGetsItsOwnReport) {
+  // What scripts/main.sh does after roofcast-validate: --measurements names the run, and the GPU
+  // comes from its context. An earlier committed run stands in for a fresh one.
+  const std::string run_path =
+      (kRoot / "data/measurements/h200-sxm/runs/2026-11-29-42908a2/sgemm-ladder.json").string();
+  const fs::path out = temp_dir("roofcast_report_fresh");
+  const CliRun run = run_cli("report --measurements '" + run_path + "' --root '" + kRoot.string() +
+                             "' --out '" + out.string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("validation report of h200-sxm"), std::string::npos) << run.out;
+  const std::string md = read_file(out / "README.md");
+  EXPECT_NE(md.find("`" + run_path + "`: roofcast-validate (full) at revision 42908a2"),
+            std::string::npos);
+  // The committed notes were written for another run.
+  EXPECT_NE(md.find("**stale: the measurement above is revision 42908a2"), std::string::npos);
+  fs::remove_all(out);
+}
+
 TEST(ReportCli, BadInputNamesWhatIsWrong) {
+  expect_error("report --measurements /nonexistent/run.json", 1, "/nonexistent/run.json");
   expect_error("report --gpu nosuchgpu", 2, "nosuchgpu");
   expect_error("report --gpu h200-sxm --root /nonexistent", 2, "--root");
   expect_error("report --gpu h200-sxm --json", 2, "--json");
