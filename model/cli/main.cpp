@@ -835,7 +835,6 @@ int run_report(const std::vector<std::string>& args) {
     std::cout << desc;
     return 0;
   }
-  if (vm.count("json")) throw UsageError("--json: the report is Markdown and SVG only");
   std::optional<std::string> measurements;
   if (vm.count("measurements")) measurements = vm["measurements"].as<std::string>();
   const roofcast::GpuSpec gpu =
@@ -851,6 +850,13 @@ int run_report(const std::vector<std::string>& args) {
   const std::filesystem::path out_dir = vm.count("out")
                                             ? std::filesystem::path(vm["out"].as<std::string>())
                                             : root / "reports" / gpu.id;
+  if (vm.count("json")) {
+    // The report's numbers only: no files, no figures (no gnuplot needed).
+    const auto report =
+        roofcast::views::make_gpu_report(gpu, root, ROOFCAST_MODEL_DIGEST, "", measurements);
+    std::cout << roofcast::views::gpu_report_json(report).dump(1) << "\n";
+    return 0;
+  }
   const std::string version = gnuplot_version();
   const roofcast::views::GpuReport report =
       roofcast::views::make_gpu_report(gpu, root, ROOFCAST_MODEL_DIGEST, version, measurements);

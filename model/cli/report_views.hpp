@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -200,5 +201,9 @@ std::vector<ReportFigure> gpu_report_figures(const GpuReport& report,
 
 /// README.md of reports/<gpu>/.
 std::string gpu_report_markdown(const GpuReport& report);
+
+/// The same report as JSON (schema_version 1): runs, ceilings, ladder rows, tile sweeps, L2 by
+/// raster order, error summaries.
+nlohmann::json gpu_report_json(const GpuReport& report);
 
 }  // namespace roofcast::views

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
@@ -213,7 +214,6 @@ TEST(ReportCli, BadInputNamesWhatIsWrong) {
   expect_error("report --measurements /nonexistent/run.json", 1, "/nonexistent/run.json");
   expect_error("report --gpu nosuchgpu", 2, "nosuchgpu");
   expect_error("report --gpu h200-sxm --root /nonexistent", 2, "--root");
-  expect_error("report --gpu h200-sxm --json", 2, "--json");
   const fs::path root = temp_dir("roofcast_report_bad");
   fs::create_directories(root / "data/reference");
   std::ofstream(root / "data/reference/bad.json")
@@ -226,6 +226,28 @@ TEST(ReportCli, BadInputNamesWhatIsWrong) {
   expect_error("report --gpu h200-sxm --root '" + root.string() + "'", 1,
                "no published-ladder files");
   fs::remove_all(root);
+}
+
+TEST(ReportCli, JsonCarriesTheSameNumbers) {
+  const CliRun run = run_cli("report --gpu h200-sxm --root '" + kRoot.string() + "' --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(j.at("validated").get<bool>());
+  EXPECT_EQ(j.at("gpu").at("id"), "h200-sxm");
+  EXPECT_EQ(j.at("runs").at(0).at("revision"), "8b790e0");
+  EXPECT_EQ(j.at("errors").at("held_out").at("cases"), 288);
+  const auto& rows = j.at("ladder").at("rows");
+  EXPECT_EQ(rows.size(), 11u);  // rungs 1-10, two rung-6 headlines
+  for (const auto& row : rows) {
+    EXPECT_GT(row.at("measured_TFLOPS").get<double>(), 0);
+    EXPECT_EQ(row.at("blocks_per_sm"), row.at("runtime_blocks_per_sm"));
+  }
+  const CliRun v100 = run_cli("report --gpu v100-sxm2-32gb --root '" + kRoot.string() + "' --json");
+  ASSERT_EQ(v100.exit_code, 0) << v100.err;
+  const nlohmann::json p = nlohmann::json::parse(v100.out);
+  EXPECT_FALSE(p.at("validated").get<bool>());
+  EXPECT_TRUE(p.at("errors").is_null());
+  EXPECT_EQ(p.at("transferred_calibration").at("gpu"), "h200-sxm");
 }
 
 // ---- loaders -------------------------------------------------------------------------------
