@@ -1,4 +1,5 @@
 // gpu_report_json: the same GpuReport as the Markdown, as JSON (for dashboards and scripts).
+#include "accuracy_views.hpp"
 #include "report_views.hpp"
 
 namespace roofcast::views {
@@ -41,13 +42,6 @@ json calibration_parameters(const Calibration& p) {
   return {{"issue_scale", p.issue_scale},     {"shared_memory_scale", p.shared_memory_scale},
           {"latency_scale", p.latency_scale}, {"l2_scale", p.l2_scale},
           {"dram_scale", p.dram_scale},       {"launch_overhead_s", p.launch_overhead_s}};
-}
-
-json summary_json(const validation::ErrorSummary& s) {
-  return {{"cases", s.cases},
-          {"mape_percent", s.mape_percent},
-          {"max_abs_error_percent", s.max_abs_error_percent},
-          {"worst_case", s.worst_case}};
 }
 
 json ladder_row_json(const ReportLadderRow& row) {
@@ -150,25 +144,7 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
                                    {"published_formula_pct", row.published_pct}});
   }
   if (r.accuracy) {
-    const validation::ModelAccuracy& a = *r.accuracy;
-    json per_rung = json::object();
-    for (const auto& [rung, s] : a.per_rung) per_rung[std::to_string(rung)] = summary_json(s);
-    json sweeps = json::array();
-    for (const validation::SweepShape& s : a.sweep) {
-      sweeps.push_back({{"problem", problem_json(s.problem)},
-                        {"configs", s.configs},
-                        {"spearman", s.spearman},
-                        {"top1_fraction", s.top1_fraction},
-                        {"best_of_top5_fraction", s.best_of_top5_fraction}});
-    }
-    out["errors"] = {{"training_split", a.training_split},
-                     {"training", summary_json(a.training)},
-                     {"held_out", summary_json(a.held_out)},
-                     {"all", summary_json(a.all)},
-                     {"uncalibrated", summary_json(a.uncalibrated_all)},
-                     {"per_rung", per_rung},
-                     {"tile_sweeps", sweeps},
-                     {"tile_sweep_spearman_all", a.sweep_spearman_all}};
+    out["errors"] = accuracy_json(*r.accuracy);  // the `roofcast accuracy --json` view
   } else {
     out["errors"] = nullptr;
   }
