@@ -566,7 +566,11 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
         r.microbenchmark_methods[name] = raw.method;
       }
     }
-    r.accuracy = validation::evaluate_model(gpu, *measurement);
+    try {
+      r.accuracy = validation::evaluate_model(gpu, *measurement);
+    } catch (const std::invalid_argument& error) {  // e.g. a check-only run: nothing timed
+      throw ReportDataError(measurement_path + ": " + error.what());
+    }
     fill_measured_ladder(r, *measurement, *r.accuracy);
     fill_measured_tile_curves(r, *r.accuracy);
     fill_l2_raster(r, &*measurement, &*r.accuracy, r.accuracy->fit.calibration);

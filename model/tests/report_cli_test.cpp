@@ -212,6 +212,22 @@ TEST(ReportCli, AFreshRunOutsideTheRepositoryGetsItsOwnReport) {
 
 TEST(ReportCli, BadInputNamesWhatIsWrong) {
   expect_error("report --measurements /nonexistent/run.json", 1, "/nonexistent/run.json");
+  // A run with nothing the model can be compared with (here: cuBLAS cases only).
+  {
+    std::string run = read_file(kRoot / "data/measurements/h200-sxm/sgemm-ladder.json");
+    nlohmann::json j = nlohmann::json::parse(run);
+    nlohmann::json cublas = nlohmann::json::array();
+    for (const auto& c : j.at("cases")) {
+      if (c.at("kernel") == "cublas") cublas.push_back(c);
+    }
+    j["cases"] = cublas;
+    const fs::path path = fs::temp_directory_path() / ("cublas_only_" + std::to_string(::getpid()));
+    std::ofstream(path) << j.dump();
+    expect_error("report --measurements '" + path.string() + "' --root '" + kRoot.string() +
+                     "' --out '" + path.string() + ".d'",
+                 1, path.string() + ": the measurement has no timed registry case");
+    fs::remove(path);
+  }
   expect_error("report --gpu nosuchgpu", 2, "nosuchgpu");
   expect_error("report --gpu h200-sxm --root /nonexistent", 2, "--root");
   const fs::path root = temp_dir("roofcast_report_bad");
