@@ -91,7 +91,8 @@ std::vector<PublishedLadder> parse_published_ladders(const std::string& json_tex
     const std::string where = "ladders[" + std::to_string(i) + "].";
     const json& l = ladders[i];
     check_keys(l, origin, where,
-               {"id", "title", "author", "url", "gpu", "problem", "baseline", "steps", "note"});
+               {"id", "title", "author", "url", "gpu", "problem", "baseline", "baseline_gflops",
+                "fp32_peak_TFLOPS", "fp32_peak_source", "steps", "note"});
     PublishedLadder ladder;
     ladder.file = origin;
     ladder.id = text_of(l, "id", origin, where);
@@ -102,6 +103,12 @@ std::vector<PublishedLadder> parse_published_ladders(const std::string& json_tex
     ladder.problem = text_of(l, "problem", origin, where);
     ladder.baseline = text_of(l, "baseline", origin, where);
     ladder.note = text_of(l, "note", origin, where);
+    ladder.baseline_gflops = number_or_null(l, "baseline_gflops", origin, where, false);
+    ladder.fp32_peak_TFLOPS = number_or_null(l, "fp32_peak_TFLOPS", origin, where, false);
+    if (ladder.fp32_peak_TFLOPS) {
+      if (*ladder.fp32_peak_TFLOPS <= 0) fail(origin, where + "fp32_peak_TFLOPS", "a number > 0");
+      ladder.fp32_peak_source = text_of(l, "fp32_peak_source", origin, where);
+    }
     const json& steps = member(l, "steps", origin, where);
     if (!steps.is_array() || steps.empty()) fail(origin, where + "steps", "a non-empty array");
     for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -146,13 +153,15 @@ std::vector<PublishedLadder> parse_published_ladders(const std::string& json_tex
 RungNotes parse_rung_notes(const std::string& json_text, const std::string& origin,
                            const std::string& gpu_id) {
   const json doc = parse_json(json_text, origin);
-  check_keys(doc, origin, "", {"schema_version", "gpu", "measurement_revision", "about", "rungs"});
+  check_keys(doc, origin, "",
+             {"schema_version", "gpu", "measurement_revision", "about", "general", "rungs"});
   check_schema(doc, origin);
   if (text_of(doc, "gpu", origin, "") != gpu_id) fail(origin, "gpu", "'" + gpu_id + "'");
   text_of(doc, "about", origin, "");
   RungNotes notes;
   notes.file = origin;
   notes.measurement_revision = text_of(doc, "measurement_revision", origin, "");
+  if (doc.contains("general")) notes.general = text_of(doc, "general", origin, "");
   const json& rungs = member(doc, "rungs", origin, "");
   if (!rungs.is_array()) fail(origin, "rungs", "an array");
   for (std::size_t i = 0; i < rungs.size(); ++i) {

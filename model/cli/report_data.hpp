@@ -31,6 +31,9 @@ struct PublishedLadder {
   std::string gpu;
   std::string problem;
   std::string baseline;
+  std::optional<double> baseline_gflops;   // the baseline's rate in the same table
+  std::optional<double> fp32_peak_TFLOPS;  // the GPU's FP32 peak (datasheet)
+  std::string fp32_peak_source;            // how the peak was obtained
   std::vector<PublishedStep> steps;
   std::string note;
   std::string file;  // the repository path it was read from
@@ -51,11 +54,13 @@ std::vector<PublishedLadder> parse_published_ladders(const std::string& json_tex
 /// the run's Nsight Compute data. Tied to the measurement revision they were written for.
 struct RungNotes {
   std::string measurement_revision;
+  std::string general;               // optional: shown above the comparison table
   std::map<int, std::string> rungs;  // rung -> note (Markdown)
   std::string file;
 };
 
-/// {"schema_version": 1, "gpu": ID, "measurement_revision": REV, "rungs": [{"rung", "note"}]};
+/// {"schema_version": 1, "gpu": ID, "measurement_revision": REV, "about", ["general",]
+/// "rungs": [{"rung", "note"}]};
 /// `gpu_id` must match. Throws ReportDataError.
 RungNotes parse_rung_notes(const std::string& json_text, const std::string& origin,
                            const std::string& gpu_id);

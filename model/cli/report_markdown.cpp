@@ -80,8 +80,26 @@ std::string runtime_agreement(const GpuReport& r) {
 
 double peak_of(const GpuReport& r) { return r.roofline.ceilings.ffma_TFLOPS.value(); }
 
-/// "11.0-40.0" or "8.5" or "8.5 / 12.8" for a published ladder's steps mapped to a rung.
+/// A step's rate as % of its GPU's FP32 peak: its GFLOPS, or its % of a baseline whose GFLOPS
+/// the source gives, over the peak; empty when either is unknown.
+std::optional<double> pct_of_peak(const PublishedLadder& ladder, const PublishedStep& step) {
+  if (!ladder.fp32_peak_TFLOPS) return std::nullopt;
+  std::optional<double> gflops = step.gflops;
+  if (!gflops && step.pct_of_cublas && ladder.baseline_gflops) {
+    gflops = *step.pct_of_cublas / 100 * *ladder.baseline_gflops;
+  }
+  if (!gflops) return std::nullopt;
+  return 100 * *gflops / (1000 * *ladder.fp32_peak_TFLOPS);
+}
+
+/// "25–40" or "68.7 (41% of peak)" or "69.7 / 70.8" for a published ladder's steps mapped to a
+/// rung (rung 0: its baseline).
 std::string published_cell(const PublishedLadder& ladder, int rung) {
+  if (rung == 0) {
+    if (!ladder.baseline_gflops || !ladder.fp32_peak_TFLOPS) return "100";
+    return format("100 (%.0f%% of peak)",
+                  100 * *ladder.baseline_gflops / (1000 * *ladder.fp32_peak_TFLOPS));
+  }
   std::string text;
   for (const PublishedStep& step : ladder.steps) {
     if (step.maps_to_rung != rung) continue;
@@ -93,6 +111,7 @@ std::string published_cell(const PublishedLadder& ladder, int rung) {
     } else {
       text += format("%.0f GFLOPS", *step.gflops);
     }
+    if (const auto peak = pct_of_peak(ladder, step)) text += format(" (%.0f%% of peak)", *peak);
   }
   return text.empty() ? "–" : text;
 }
@@ -339,7 +358,12 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
                        "cuBLAS measurement to divide by, so it is not the same ratio as the "
                        "published columns. ")
      << "The others are % of cuBLAS as published, on their own GPUs and sizes (sources below); "
-        "a step appears under the rung that does the same thing.\n\n";
+        "a step appears under the rung that does the same thing. In parentheses, the same rate "
+        "as % of that GPU's datasheet FP32 peak, where the source gives the rates: cuBLAS itself "
+        "reaches different shares of the peak on different GPUs and toolkits (last row), so "
+        "the peak share compares the kernels more directly than the cuBLAS share.\n\n";
+  if (r.notes && !r.notes->general.empty()) md << r.notes->general << "\n\n";
+  const double datasheet_peak = r.roofline.ceilings.ffma_TFLOPS.spec;  // like the published peaks
   md << "| rung | roofcast, " << r.gpu.id << " |";
   for (const PublishedLadder& ladder : r.published)
     md << " " << ladder.gpu << " (" << ladder.author << ") |";
@@ -358,6 +382,9 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
       md << "–";
     } else if (r.validated && r.cublas_TFLOPS) {
       md << format("%.1f", 100 * *row.measured_TFLOPS / *r.cublas_TFLOPS);
+      if (datasheet_peak > 0) {
+        md << format(" (%.0f%% of peak)", 100 * *row.measured_TFLOPS / datasheet_peak);
+      }
     } else {
       md << format("%.1f of peak", 100 * row.prediction.tflops / peak_of(r));
     }
@@ -375,7 +402,14 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
     }
     md << "\n";
   }
-  md << "\n";
+  md << "| cuBLAS | "
+     << (r.validated && r.cublas_TFLOPS && datasheet_peak > 0
+             ? format("100 (%.0f%% of peak)", 100 * *r.cublas_TFLOPS / datasheet_peak)
+             : std::string("–"))
+     << " |";
+  for (const PublishedLadder& ladder : r.published) md << " " << published_cell(ladder, 0) << " |";
+  if (r.notes) md << " |";
+  md << "\n\n";
   if (r.notes) {
     md << "The notes come from `" << r.notes->file << "`, written for measurement revision "
        << r.notes->measurement_revision;

@@ -235,6 +235,7 @@ TEST(ReportCli, BadInputNamesWhatIsWrong) {
   std::ofstream(root / "data/reference/bad.json")
       << R"({"schema_version": 1, "about": "x", "ladders": [{"id": "a", "title": "t",
             "author": "a", "url": "u", "gpu": "g", "problem": "p", "baseline": "b", "note": "n",
+            "baseline_gflops": null, "fp32_peak_TFLOPS": null,
             "steps": [{"step": "s", "maps_to_rung": 11, "gflops": 1, "pct_of_cublas": null}]}]})";
   expect_error("report --gpu h200-sxm --root '" + root.string() + "'", 1,
                "data/reference/bad.json: field 'ladders[0].steps[0].maps_to_rung'");
@@ -270,7 +271,7 @@ TEST(ReportCli, JsonCarriesTheSameNumbers) {
 
 const char* const kLadder = R"({"schema_version": 1, "about": "test", "ladders": [
   {"id": "x", "title": "t", "author": "a", "url": "u", "gpu": "g", "problem": "p",
-   "baseline": "b", "note": "n", "steps": [
+   "baseline": "b", "baseline_gflops": 1000, "fp32_peak_TFLOPS": null, "note": "n", "steps": [
      {"step": "one", "maps_to_rung": 1, "gflops": 300, "pct_of_cublas": 1.5},
      {"step": "range", "maps_to_rung": 2, "gflops": null, "pct_of_cublas": null,
       "pct_of_cublas_min": 25, "pct_of_cublas_max": 40},
@@ -311,14 +312,17 @@ TEST(PublishedLadders, ErrorsNameTheFileAndTheField) {
   expect_ladder_error(kLadder, "\"gflops\": 300, \"pct_of_cublas\": 1.5",
                       "\"gflops\": null, \"pct_of_cublas\": null", "ladders[0].steps[0].gflops");
   expect_ladder_error(kLadder, "\"gflops\": 300", "\"gflops\": -3", "expected a number >= 0");
+  expect_ladder_error(kLadder, "\"fp32_peak_TFLOPS\": null", "\"fp32_peak_TFLOPS\": 30",
+                      "field 'ladders[0].fp32_peak_source'");
   expect_ladder_error(kLadder, "{\"schema_version\"", "[{\"schema_version\"", "not valid JSON");
 }
 
 TEST(RungNotes, ParsesAndChecksTheGpu) {
   const std::string text = R"({"schema_version": 1, "gpu": "h200-sxm", "measurement_revision":
-      "abc1234", "about": "x", "rungs": [{"rung": 2, "note": "why"}]})";
+      "abc1234", "about": "x", "general": "all", "rungs": [{"rung": 2, "note": "why"}]})";
   const auto notes = roofcast::views::parse_rung_notes(text, "n.json", "h200-sxm");
   EXPECT_EQ(notes.measurement_revision, "abc1234");
+  EXPECT_EQ(notes.general, "all");
   ASSERT_EQ(notes.rungs.count(2), 1u);
   EXPECT_EQ(notes.rungs.at(2), "why");
   EXPECT_THROW(roofcast::views::parse_rung_notes(text, "n.json", "a100-sxm4-80gb"),
