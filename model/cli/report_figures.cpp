@@ -20,11 +20,6 @@ std::string header(const std::string& path, int width, int height) {
       width, height, path.c_str());
 }
 
-std::string shape(const gemm::Problem& p) {
-  if (p.m == p.n && p.n == p.k) return std::to_string(p.m) + "³";
-  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
-}
-
 std::string short_raster(const gemm::RasterOrder& raster) {
   switch (raster.kind) {
     case gemm::RasterKind::kRowMajor:
@@ -37,12 +32,6 @@ std::string short_raster(const gemm::RasterOrder& raster) {
       return "z";
   }
   return "";
-}
-
-/// "6p" / "6s" for the two rung-6 headlines, else the rung number.
-std::string rung_label(const std::string& kernel, int rung) {
-  if (rung == 6) return kernel.find("swizzled") != std::string::npos ? "6s" : "6p";
-  return std::to_string(rung);
 }
 
 /// The V100 reference's range for a rung, percent of cuBLAS.
@@ -62,7 +51,7 @@ std::string ladder_figure(const GpuReport& r, const std::string& path) {
   std::string s = header(path, 900, 480);
   const Ceilings& c = r.roofline.ceilings;
   s += format("set title \"%s: the SGEMM ladder at %s, %s\"\n", r.gpu.name.c_str(),
-              shape(r.problem).c_str(),
+              problem_label(r.problem).c_str(),
               r.validated ? "measured and predicted" : "predicted only (not validated)");
   s += "set ylabel 'TFLOPS'\nset xlabel 'rung (headline config, best raster order)'\n";
   s += "set grid ytics\nset key top left\nset style fill solid 0.85 border -1\n";
@@ -71,7 +60,7 @@ std::string ladder_figure(const GpuReport& r, const std::string& path) {
   s += "set xtics (";
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
     s += format("%s\"%s\" %zu", i ? ", " : "",
-                rung_label(r.ladder[i].kernel, r.ladder[i].rung).c_str(), i);
+                rung_label(r.ladder[i].rung, r.ladder[i].kernel, true).c_str(), i);
   }
   s += ")\n$rows << EOD\n";
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
@@ -143,7 +132,7 @@ std::string roofline_figure(const GpuReport& r, const std::string& path) {
   s += format(
       "set title \"%s: hierarchical roofline, the ladder at %s\\n{/*0.85 %s; one point "
       "per rung and memory level}\"\n",
-      r.gpu.name.c_str(), shape(r.problem).c_str(),
+      r.gpu.name.c_str(), problem_label(r.problem).c_str(),
       r.validated ? "filled: measured TFLOPS; open: predicted"
                   : "predicted TFLOPS (nothing measured)");
   s += "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per byte at the level)'\n";
@@ -168,7 +157,7 @@ std::string roofline_figure(const GpuReport& r, const std::string& path) {
     for (int level = 0; level < 3; ++level) {
       if (bounds[level]->intensity <= 0) continue;
       s += format("%d %.5g %.5g 0 \"%s\"\n", level, bounds[level]->intensity, row.prediction.tflops,
-                  rung_label(row.kernel, row.rung).c_str());
+                  rung_label(row.rung, row.kernel, true).c_str());
       if (!row.measured_TFLOPS) continue;
       // DRAM: the intensity Nsight Compute measured; shared memory and L2: the model's bytes.
       double intensity = bounds[level]->intensity;
@@ -176,7 +165,7 @@ std::string roofline_figure(const GpuReport& r, const std::string& path) {
         intensity = roofline.flops / *row.measured_dram_bytes;
       }
       s += format("%d %.5g %.5g 1 \"%s\"\n", level, intensity, *row.measured_TFLOPS,
-                  rung_label(row.kernel, row.rung).c_str());
+                  rung_label(row.rung, row.kernel, true).c_str());
     }
   }
   s += "EOD\n";
@@ -251,7 +240,8 @@ std::string scatter_figure(const GpuReport& r, const std::string& path) {
 
 std::string tile_panel(const GpuReport& r, const TileCurve& curve, const std::string& name) {
   std::string s;
-  s += format("set title '%s: best config per block tile BM x BN'\n", shape(curve.problem).c_str());
+  s += format("set title '%s: best config per block tile BM x BN'\n",
+              problem_label(curve.problem).c_str());
   s += "set xtics rotate by -45 font 'sans,9' (";
   for (std::size_t i = 0; i < curve.tiles.size(); ++i) {
     s += format("%s\"%dx%d\" %zu", i ? ", " : "", curve.tiles[i].bm, curve.tiles[i].bn, i);
@@ -355,7 +345,7 @@ std::string l2_figure(const GpuReport& r, const std::string& path) {
         rows.push_back(&row);
       }
     }
-    s += format("set title '%s'\n", shape(problems[p]).c_str());
+    s += format("set title '%s'\n", problem_label(problems[p]).c_str());
     s += format("set xrange [-0.6:%zu.6]\nset xtics font 'sans,8' (", rows.size() - 1);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       s += format("%s\"r%d %s\" %zu", i ? ", " : "", rows[i]->rung,
@@ -388,31 +378,26 @@ std::string l2_figure(const GpuReport& r, const std::string& path) {
 std::vector<ReportFigure> gpu_report_figures(const GpuReport& report,
                                              const std::filesystem::path& output_dir) {
   std::vector<ReportFigure> figures;
-  auto add = [&](const std::string& file, const std::string& title, auto&& draw) {
-    figures.push_back({file, title, draw((output_dir / file).string())});
+  auto add = [&](const std::string& file, auto&& draw) {
+    figures.push_back({file, draw((output_dir / file).string())});
   };
-  add("ladder.svg", "the ladder, measured and predicted",
-      [&](const std::string& path) { return ladder_figure(report, path); });
-  add("roofline.svg", "hierarchical roofline",
-      [&](const std::string& path) { return roofline_figure(report, path); });
+  add("ladder.svg", [&](const std::string& path) { return ladder_figure(report, path); });
+  add("roofline.svg", [&](const std::string& path) { return roofline_figure(report, path); });
   if (report.validated) {
-    add("predicted-vs-measured.svg", "predicted vs measured",
+    add("predicted-vs-measured.svg",
         [&](const std::string& path) { return scatter_figure(report, path); });
   }
   if (!report.tile_curves.empty()) {
-    add("tile-sweep.svg", "tile sweep",
-        [&](const std::string& path) { return tile_figure(report, path); });
+    add("tile-sweep.svg", [&](const std::string& path) { return tile_figure(report, path); });
   }
   const char* axes[] = {"registers", "shared-memory", "threads"};
   for (std::size_t i = 0; i < report.occupancy.size() && i < 3; ++i) {
-    add(std::string("occupancy-") + axes[i] + ".svg", std::string("occupancy over ") + axes[i],
-        [&](const std::string& path) {
-          return staircase_gnuplot_script(report.occupancy[i], path);
-        });
+    add(std::string("occupancy-") + axes[i] + ".svg", [&](const std::string& path) {
+      return staircase_gnuplot_script(report.occupancy[i], path);
+    });
   }
   if (!report.l2_raster.empty()) {
-    add("l2-raster.svg", "L2 hit rate by raster order",
-        [&](const std::string& path) { return l2_figure(report, path); });
+    add("l2-raster.svg", [&](const std::string& path) { return l2_figure(report, path); });
   }
   return figures;
 }

@@ -13,11 +13,6 @@ namespace {
 using validation::CaseAccuracy;
 using validation::ErrorSummary;
 
-std::string shape(const gemm::Problem& p) {
-  if (p.m == p.n && p.n == p.k) return std::to_string(p.m) + "³";
-  return std::to_string(p.m) + "×" + std::to_string(p.n) + "×" + std::to_string(p.k);
-}
-
 std::string tflops(std::optional<double> value) {
   return value ? format("%.2f", *value) : std::string("–");
 }
@@ -28,17 +23,14 @@ std::string error_text(double measured, double predicted) {
   return signed_percent(100 * (predicted - measured) / measured);
 }
 
-std::string limiter_text(unsigned limiters) {
-  std::string text = limiter_names(limiters);
-  std::replace(text.begin(), text.end(), '_', ' ');
-  return text;
-}
-
+/// A model name for prose: "shared_memory" -> "shared memory".
 std::string term_text(std::string_view term) {
   std::string text(term);
   std::replace(text.begin(), text.end(), '_', ' ');
   return text;
 }
+
+std::string limiter_text(unsigned limiters) { return term_text(limiter_names(limiters)); }
 
 std::string stall_text(const std::vector<std::pair<std::string, double>>& stalls) {
   std::string text;
@@ -214,7 +206,8 @@ void context_section(std::ostringstream& md, const GpuReport& r) {
         "no refit.\n\n"
      << "| run | date | cases | in common | median \\|Δ\\| | 90th pct \\|Δ\\| | max \\|Δ\\| "
         "(case) | cuBLAS at "
-     << shape(r.problem) << " | model MAPE on it |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n";
+     << problem_label(r.problem)
+     << " | model MAPE on it |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n";
   for (const EarlierRun& e : r.earlier_runs) {
     md << "| " << e.run.revision << " | " << e.run.date_utc << " | " << e.run.cases << " | "
        << e.common_cases << " | " << format("%.2f%%", e.median_abs_difference_pct) << " | "
@@ -269,7 +262,7 @@ void ceilings_section(std::ostringstream& md, const GpuReport& r) {
 }
 
 void ladder_section(std::ostringstream& md, const GpuReport& r) {
-  md << "## 3. The ladder\n\nAt " << shape(r.problem) << ". ";
+  md << "## 3. The ladder\n\nAt " << problem_label(r.problem) << ". ";
   if (r.validated) {
     md << "Every rung's headline config (the kernel registry's `Role::kLadder` entries) in its "
           "fastest measured raster order. % FFMA peak is of the measured FFMA ceiling ("
@@ -373,11 +366,7 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
   if (r.notes) md << "---|";
   md << "\n";
   for (const ReportLadderRow& row : r.ladder) {
-    md << "| " << row.rung
-       << (row.rung == 6
-               ? (row.kernel.find("swizzled") != std::string::npos ? " (swizzled)" : " (padded)")
-               : "")
-       << " | ";
+    md << "| " << rung_label(row.rung, row.kernel) << " | ";
     if (!row.supported) {
       md << "–";
     } else if (r.validated && r.cublas_TFLOPS) {
@@ -433,17 +422,12 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
                        "rung and size; training cases are the square power-of-two sizes.\n\n"
                      : "Predicted TFLOPS, fastest predicted raster order per rung and size.\n\n");
   md << "| rung |";
-  for (const gemm::Problem& p : r.by_size.problems) md << " " << shape(p) << " |";
+  for (const gemm::Problem& p : r.by_size.problems) md << " " << problem_label(p) << " |";
   md << "\n|---|";
   for (std::size_t i = 0; i < r.by_size.problems.size(); ++i) md << "---:|";
   md << "\n";
   for (std::size_t k = 0; k < r.by_size.kernels.size(); ++k) {
-    md << "| " << r.by_size.rungs[k]
-       << (r.by_size.rungs[k] == 6
-               ? (r.by_size.kernels[k].find("swizzled") != std::string::npos ? " (swizzled)"
-                                                                             : " (padded)")
-               : "")
-       << " |";
+    md << "| " << rung_label(r.by_size.rungs[k], r.by_size.kernels[k]) << " |";
     for (const SizeCell& cell : r.by_size.cells[k]) {
       if (cell.measured_TFLOPS && cell.predicted_TFLOPS) {
         md << " "
@@ -466,7 +450,7 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
 
 void figures_section(std::ostringstream& md, const GpuReport& r) {
   md << "## 4. Figures\n\n### Hierarchical roofline\n\n![hierarchical roofline](roofline.svg)\n\n"
-     << "Each rung's headline config at " << shape(r.problem)
+     << "Each rung's headline config at " << problem_label(r.problem)
      << " appears once per memory level, at its arithmetic intensity there (FLOPs over the bytes "
         "the model moves through shared memory, requests from L2, and reads from DRAM; "
      << (r.validated ? "the filled DRAM points use the bytes Nsight Compute counted, read plus "
@@ -485,7 +469,7 @@ void figures_section(std::ostringstream& md, const GpuReport& r) {
        << "| size | configs | measured optimum | predicted optimum |\n|---|---:|---|---|\n";
     for (const TileCurve& curve : r.tile_curves) {
       const TilePoint& p = curve.tiles[curve.predicted_optimum];
-      md << "| " << shape(curve.problem) << " | " << curve.configs.size() << " | ";
+      md << "| " << problem_label(curve.problem) << " | " << curve.configs.size() << " | ";
       if (curve.measured_optimum) {
         const TilePoint& m = curve.tiles[*curve.measured_optimum];
         md << format("%dx%d: `%s`, %.2f TFLOPS", m.bm, m.bn, m.measured_best_kernel.c_str(),
@@ -544,8 +528,8 @@ void figures_section(std::ostringstream& md, const GpuReport& r) {
             "|\n|---|---|---|---:|---:|---:|\n";
     }
     for (const L2RasterRow& row : r.l2_raster) {
-      md << "| " << row.rung << " | " << shape(row.problem) << " | " << gemm::to_string(row.raster)
-         << " | ";
+      md << "| " << row.rung << " | " << problem_label(row.problem) << " | "
+         << gemm::to_string(row.raster) << " | ";
       if (r.validated) {
         md << (row.measured_pct ? format("%.1f", *row.measured_pct) : "–") << " | ";
       }
@@ -615,9 +599,10 @@ void errors_section(std::ostringstream& md, const GpuReport& r) {
      << "| size | configs | Spearman | model's top-1, measured | % of the measured best | best of "
         "top 5 |\n|---|---:|---:|---|---:|---:|\n";
   for (const validation::SweepShape& s : a.sweep) {
-    md << "| " << shape(s.problem) << " | " << s.configs << " | " << format("%.3f", s.spearman)
-       << " | `" << s.predicted_best << "` " << format("%.2f", s.predicted_best_measured_tflops)
-       << " | " << format("%.1f%%", 100 * s.top1_fraction) << " | "
+    md << "| " << problem_label(s.problem) << " | " << s.configs << " | "
+       << format("%.3f", s.spearman) << " | `" << s.predicted_best << "` "
+       << format("%.2f", s.predicted_best_measured_tflops) << " | "
+       << format("%.1f%%", 100 * s.top1_fraction) << " | "
        << format("%.1f%%", 100 * s.best_of_top5_fraction) << " |\n";
   }
   md << format("\nOver both sweeps together the Spearman correlation is %.3f.\n\n",
@@ -655,6 +640,18 @@ void errors_section(std::ostringstream& md, const GpuReport& r) {
 
 }  // namespace
 
+std::string problem_label(const gemm::Problem& p) {
+  if (p.m == p.n && p.n == p.k) return std::to_string(p.m) + "³";
+  return std::to_string(p.m) + "×" + std::to_string(p.n) + "×" + std::to_string(p.k);
+}
+
+std::string rung_label(int rung, const std::string& kernel, bool short_form) {
+  if (rung != 6) return std::to_string(rung);
+  const bool swizzled = kernel.find("swizzled") != std::string::npos;
+  if (short_form) return swizzled ? "6s" : "6p";
+  return swizzled ? "6 (swizzled)" : "6 (padded)";
+}
+
 std::string gpu_report_markdown(const GpuReport& r) {
   std::ostringstream md;
   md << "# roofcast " << (r.validated ? "validation report" : "prediction report (not validated)")
@@ -685,14 +682,14 @@ std::string gpu_report_markdown(const GpuReport& r) {
          << format("%.1f%%", 100 * worst_top1) << " of the fastest config measured there";
     }
     md << ". The ladder's best rung, `" << top->kernel << "`, measures "
-       << format("%.2f", *top->measured_TFLOPS) << " TFLOPS at " << shape(r.problem);
+       << format("%.2f", *top->measured_TFLOPS) << " TFLOPS at " << problem_label(r.problem);
     if (r.cublas_TFLOPS) {
       md << ", " << format("%.1f%%", 100 * *top->measured_TFLOPS / *r.cublas_TFLOPS)
          << " of cuBLAS in the same run";
     }
     md << ".\n\n";
   }
-  md << "![the ladder at " << shape(r.problem) << "](ladder.svg)\n\n";
+  md << "![the ladder at " << problem_label(r.problem) << "](ladder.svg)\n\n";
   md << "Sections: [1. Context](#1-context) · [2. Ceilings](#2-ceilings-datasheet-and-measured) · "
         "[3. The ladder](#3-the-ladder) · [4. Figures](#4-figures) · [5. Error "
         "summary](#5-error-summary) · "

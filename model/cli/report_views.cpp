@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/tune/rank.hpp"
 #include "roofcast/validation/runtime_occupancy.hpp"
 #include "validate_plan.hpp"
 
@@ -45,31 +46,11 @@ int compute_capability(const GpuSpec& gpu) {
   return gpu.compute_capability.major * 10 + gpu.compute_capability.minor;
 }
 
-/// The raster orders the validation measures for rungs 7-10 (validate_plan.cpp).
-std::vector<gemm::RasterOrder> measured_rasters(const gemm::TileConfig& config) {
-  if (!kernels::takes_raster_order(config)) return {gemm::RasterOrder{}};
-  return {gemm::RasterOrder{gemm::RasterKind::kRowMajor, 1},
-          gemm::RasterOrder{gemm::RasterKind::kColumnMajor, 1},
-          gemm::RasterOrder{gemm::RasterKind::kGrouped, 4},
-          gemm::RasterOrder{gemm::RasterKind::kGrouped, 8}};
-}
-
-/// The sweep's raster order: grouped:8 for rungs 7-10, row-major below (validate_plan.cpp).
-gemm::RasterOrder sweep_raster(const gemm::TileConfig& config) {
-  return kernels::takes_raster_order(config) ? gemm::RasterOrder{gemm::RasterKind::kGrouped, 8}
-                                             : gemm::RasterOrder{};
-}
-
-/// A registry config predicted with estimated registers (nothing compiled).
+/// A registry config predicted with estimated registers (nothing compiled), as the tuner does.
 Prediction predict_registered(const GpuSpec& gpu, const gemm::TileConfig& config,
                               const gemm::Problem& problem, const gemm::RasterOrder& raster,
                               const Calibration& calibration, L2Model l2_model) {
-  PredictInput in;
-  in.problem = problem;
-  in.config = config;
-  in.raster = raster;
-  in.shared_memory_bytes = kernels::shared_memory_bytes(config);
-  in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(config);
+  PredictInput in = tune::predict_input(tune::Candidate{config, raster, std::nullopt, 0}, problem);
   in.l2_model = l2_model;
   return predict(gpu, in, calibration);
 }
@@ -219,7 +200,7 @@ void fill_predicted_ladder(GpuReport& r, const Calibration& calibration) {
     for (const gemm::Problem& problem : r.by_size.problems) {
       std::optional<Prediction> best;
       if (supported) {
-        for (const gemm::RasterOrder& raster : measured_rasters(entry->config)) {
+        for (const gemm::RasterOrder& raster : validation::ladder_rasters(entry->config)) {
           Prediction p = predict_registered(r.gpu, entry->config, problem, raster, calibration,
                                             L2Model::kRoofcast);
           if (p.launchable && (!best || p.tflops > best->tflops)) best = p;
@@ -248,10 +229,44 @@ void fill_predicted_ladder(GpuReport& r, const Calibration& calibration) {
   }
 }
 
-void fill_tile_curve(TileCurve& curve) {
-  std::sort(curve.tiles.begin(), curve.tiles.end(), [](const TilePoint& a, const TilePoint& b) {
-    return std::make_pair(a.bm * a.bn, a.bm) < std::make_pair(b.bm * b.bn, b.bm);
+/// One config of a tile sweep.
+struct SweepPoint {
+  gemm::TileConfig config;
+  std::string kernel;
+  std::optional<double> measured_TFLOPS;
+  double predicted_TFLOPS = 0;
+};
+
+/// The sweep's curve: tiles (BM x BN) by area then BM, each with its best config measured and
+/// predicted; every config's point; both optima.
+TileCurve make_tile_curve(const gemm::Problem& problem, const std::vector<SweepPoint>& points) {
+  TileCurve curve;
+  curve.problem = problem;
+  std::vector<std::pair<int, int>> shapes;
+  for (const SweepPoint& p : points) shapes.emplace_back(p.config.bm, p.config.bn);
+  std::sort(shapes.begin(), shapes.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.first * a.second, a.first) <
+           std::make_pair(b.first * b.second, b.first);
   });
+  shapes.erase(std::unique(shapes.begin(), shapes.end()), shapes.end());
+  for (const auto& [bm, bn] : shapes)
+    curve.tiles.push_back(TilePoint{bm, bn, std::nullopt, "", 0, ""});
+  for (const SweepPoint& p : points) {
+    const int index = static_cast<int>(
+        std::find(shapes.begin(), shapes.end(), std::make_pair(p.config.bm, p.config.bn)) -
+        shapes.begin());
+    TilePoint& tile = curve.tiles[index];
+    if (p.measured_TFLOPS &&
+        (!tile.measured_best_TFLOPS || *p.measured_TFLOPS > *tile.measured_best_TFLOPS)) {
+      tile.measured_best_TFLOPS = p.measured_TFLOPS;
+      tile.measured_best_kernel = p.kernel;
+    }
+    if (p.predicted_TFLOPS > tile.predicted_best_TFLOPS) {
+      tile.predicted_best_TFLOPS = p.predicted_TFLOPS;
+      tile.predicted_best_kernel = p.kernel;
+    }
+    curve.configs.push_back(TileConfigPoint{index, p.measured_TFLOPS, p.predicted_TFLOPS});
+  }
   for (std::size_t i = 0; i < curve.tiles.size(); ++i) {
     const TilePoint& t = curve.tiles[i];
     if (t.measured_best_TFLOPS &&
@@ -263,67 +278,25 @@ void fill_tile_curve(TileCurve& curve) {
       curve.predicted_optimum = static_cast<int>(i);
     }
   }
-}
-
-/// Adds one config's point to the curve (tiles keyed by BM x BN).
-void add_tile_point(TileCurve& curve,
-                    std::vector<std::tuple<int, int, std::optional<double>, double>>& raw,
-                    const gemm::TileConfig& config, const std::string& id,
-                    std::optional<double> measured, double predicted) {
-  auto it = std::find_if(curve.tiles.begin(), curve.tiles.end(), [&](const TilePoint& t) {
-    return t.bm == config.bm && t.bn == config.bn;
-  });
-  if (it == curve.tiles.end()) {
-    curve.tiles.push_back(TilePoint{config.bm, config.bn, std::nullopt, "", 0, ""});
-    it = curve.tiles.end() - 1;
-  }
-  if (measured && (!it->measured_best_TFLOPS || *measured > *it->measured_best_TFLOPS)) {
-    it->measured_best_TFLOPS = measured;
-    it->measured_best_kernel = id;
-  }
-  if (predicted > it->predicted_best_TFLOPS) {
-    it->predicted_best_TFLOPS = predicted;
-    it->predicted_best_kernel = id;
-  }
-  raw.emplace_back(config.bm, config.bn, measured, predicted);
-}
-
-void finish_tile_curve(
-    TileCurve& curve, const std::vector<std::tuple<int, int, std::optional<double>, double>>& raw) {
-  fill_tile_curve(curve);
-  for (const auto& [bm, bn, measured, predicted] : raw) {
-    TileConfigPoint p;
-    for (std::size_t i = 0; i < curve.tiles.size(); ++i) {
-      if (curve.tiles[i].bm == bm && curve.tiles[i].bn == bn) p.tile_index = static_cast<int>(i);
-    }
-    p.measured_TFLOPS = measured;
-    p.predicted_TFLOPS = predicted;
-    curve.configs.push_back(p);
-  }
+  return curve;
 }
 
 void fill_measured_tile_curves(GpuReport& r, const validation::ModelAccuracy& accuracy) {
   for (const gemm::Problem& problem : validation::sweep_problems(false)) {
-    TileCurve curve;
-    curve.problem = problem;
-    std::vector<std::tuple<int, int, std::optional<double>, double>> raw;
+    std::vector<SweepPoint> points;
     for (const CaseAccuracy& c : accuracy.cases) {
       if (c.set != validation::CaseSet::kSweep || !same_problem(c.problem, problem)) continue;
-      const kernels::RegistryEntry* entry = registry_entry(c.kernel);
-      if (entry == nullptr) continue;
-      add_tile_point(curve, raw, entry->config, c.kernel, c.measured_tflops, c.predicted_tflops);
+      if (const kernels::RegistryEntry* entry = registry_entry(c.kernel)) {
+        points.push_back({entry->config, c.kernel, c.measured_tflops, c.predicted_tflops});
+      }
     }
-    if (curve.tiles.empty()) continue;
-    finish_tile_curve(curve, raw);
-    r.tile_curves.push_back(std::move(curve));
+    if (!points.empty()) r.tile_curves.push_back(make_tile_curve(problem, points));
   }
 }
 
 void fill_predicted_tile_curves(GpuReport& r, const Calibration& calibration) {
   for (const gemm::Problem& problem : validation::sweep_problems(false)) {
-    TileCurve curve;
-    curve.problem = problem;
-    std::vector<std::tuple<int, int, std::optional<double>, double>> raw;
+    std::vector<SweepPoint> points;
     for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
       // The sweep: every registered config of rungs 4-10 (validate_plan.cpp).
       if (entry.config.rung < 4 ||
@@ -331,15 +304,13 @@ void fill_predicted_tile_curves(GpuReport& r, const Calibration& calibration) {
         continue;
       }
       const Prediction p =
-          predict_registered(r.gpu, entry.config, problem, sweep_raster(entry.config), calibration,
-                             L2Model::kRoofcast);
-      if (!p.launchable) continue;
-      add_tile_point(curve, raw, entry.config, kernels::kernel_id(entry.config), std::nullopt,
-                     p.tflops);
+          predict_registered(r.gpu, entry.config, problem, validation::sweep_raster(entry.config),
+                             calibration, L2Model::kRoofcast);
+      if (p.launchable) {
+        points.push_back({entry.config, kernels::kernel_id(entry.config), std::nullopt, p.tflops});
+      }
     }
-    if (curve.tiles.empty()) continue;
-    finish_tile_curve(curve, raw);
-    r.tile_curves.push_back(std::move(curve));
+    if (!points.empty()) r.tile_curves.push_back(make_tile_curve(problem, points));
   }
 }
 
@@ -354,7 +325,7 @@ void fill_l2_raster(GpuReport& r, const LadderMeasurement* m,
         continue;
       }
       const std::string id = kernels::kernel_id(entry->config);
-      for (const gemm::RasterOrder& raster : measured_rasters(entry->config)) {
+      for (const gemm::RasterOrder& raster : validation::ladder_rasters(entry->config)) {
         L2RasterRow row;
         row.rung = entry->config.rung;
         row.kernel = id;

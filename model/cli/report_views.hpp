@@ -193,11 +193,17 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const std::filesystem::path& root,
 /// The figure files of a report, in the order gpu_report_figures returns their scripts.
 struct ReportFigure {
   std::string file;    // e.g. "ladder.svg"
-  std::string title;   // alt text
   std::string script;  // gnuplot, writing `output_dir/file`
 };
 std::vector<ReportFigure> gpu_report_figures(const GpuReport& report,
                                              const std::filesystem::path& output_dir);
+
+/// "4096³" for a cube, else "300×4096×4096" (Markdown and figures alike).
+std::string problem_label(const gemm::Problem& problem);
+
+/// The rung as the report labels it: "6 (padded)" / "6 (swizzled)" for rung 6's two headline
+/// configs (`short_form`: "6p" / "6s"), the number otherwise.
+std::string rung_label(int rung, const std::string& kernel, bool short_form = false);
 
 /// README.md of reports/<gpu>/.
 std::string gpu_report_markdown(const GpuReport& report);
