@@ -34,9 +34,11 @@
 
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
+#include "output_files.hpp"
 #include "rank_views.hpp"
 #include "report_views.hpp"
 #include "roofcast/calibration.hpp"
+#include "cli.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -78,9 +80,21 @@ const char* const kUsage =
     "              measurements and the model; prediction-only for a GPU never measured\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
+/// Parses a command's options: every token must be an option of `desc` spelled in full (no
+/// unique-prefix guessing) and no positional argument is taken; --help (-h) anywhere wins over
+/// every other token, valid or not.
 po::variables_map parse(const std::vector<std::string>& args, const po::options_description& desc) {
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(desc).run(), vm);
+  const bool help = std::any_of(args.begin(), args.end(),
+                                [](const std::string& a) { return a == "--help" || a == "-h"; });
+  const std::vector<std::string> parsed = help ? std::vector<std::string>{"--help"} : args;
+  const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+  po::store(po::command_line_parser(parsed)
+                .options(desc)
+                .style(style)
+                .positional(po::positional_options_description())
+                .run(),
+            vm);
   po::notify(vm);
   return vm;
 }
@@ -93,7 +107,14 @@ std::vector<roofcast::GpuSpec> database_with(const po::variables_map& vm) {
   std::vector<roofcast::GpuSpec> gpus = roofcast::embedded_specs();
   if (vm.count("spec")) {
     for (const std::string& path : vm["spec"].as<std::vector<std::string>>()) {
-      gpus.push_back(roofcast::load_spec_file(path));
+      roofcast::GpuSpec spec = roofcast::load_spec_file(path);
+      for (const roofcast::GpuSpec& known : gpus) {
+        if (known.id == spec.id) {
+          throw UsageError("--spec " + path + ": GPU id '" + spec.id + "' is already in the " +
+                           "list (" + known.origin + ")");
+        }
+      }
+      gpus.push_back(std::move(spec));
     }
   }
   return gpus;
@@ -145,6 +166,42 @@ std::string format_percent(double value) {
   return text;
 }
 
+std::int64_t checked64(const po::variables_map& vm, const char* flag, std::int64_t minimum,
+                       std::int64_t maximum) {
+  const long long value = vm[flag].as<long long>();
+  if (value < minimum || value > maximum) {
+    throw UsageError("--" + std::string(flag) + " must be within " + std::to_string(minimum) +
+                     ".." + std::to_string(maximum) + ", got " + std::to_string(value));
+  }
+  return value;
+}
+
+/// The problem of --m, --n, --k, each within 1..gemm::kMaxExtent.
+roofcast::gemm::Problem problem_from(const po::variables_map& vm) {
+  for (const char* required : {"m", "n", "k"}) {
+    if (!vm.count(required)) throw UsageError("missing required flag --" + std::string(required));
+  }
+  return {checked64(vm, "m", 1, roofcast::gemm::kMaxExtent),
+          checked64(vm, "n", 1, roofcast::gemm::kMaxExtent),
+          checked64(vm, "k", 1, roofcast::gemm::kMaxExtent)};
+}
+
+/// Writes `figure` through a staging file beside it, moved into place once gnuplot succeeded.
+void draw_figure_file(const std::string& script, const std::filesystem::path& figure, bool force,
+                      const std::string& flag) {
+  roofcast::cli::check_may_overwrite(figure, force, flag);
+  std::filesystem::path staging = figure;
+  staging += ".roofcast-staging";
+  try {
+    roofcast::cli::draw_with_gnuplot(script, staging);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(staging, ignored);
+    throw;
+  }
+  std::filesystem::rename(staging, figure);
+}
+
 int run_ladder(const std::vector<std::string>& args) {
   po::options_description desc(
       "roofcast ladder: every rung's headline SGEMM config (the kernel registry) predicted on "
@@ -162,17 +219,7 @@ int run_ladder(const std::vector<std::string>& args) {
     std::cout << desc;
     return 0;
   }
-  roofcast::gemm::Problem problem;
-  for (const char* flag : {"m", "n", "k"}) {
-    const long long value = vm[flag].as<long long>();
-    if (value < 1 || value > (1LL << 31)) {
-      throw UsageError("--" + std::string(flag) + " must be within 1..2147483648, got " +
-                       std::to_string(value));
-    }
-  }
-  problem.m = vm["m"].as<long long>();
-  problem.n = vm["n"].as<long long>();
-  problem.k = vm["k"].as<long long>();
+  const roofcast::gemm::Problem problem = problem_from(vm);
   std::vector<roofcast::GpuSpec> gpus = database_with(vm);
   if (vm.count("gpu")) gpus = {roofcast::find_spec(vm["gpu"].as<std::string>())};
   const auto table =
@@ -183,22 +230,6 @@ int run_ladder(const std::vector<std::string>& args) {
     std::cout << roofcast::views::ladder_table_text(table);
   }
   return 0;
-}
-
-/// Runs gnuplot on a script that writes `figure`. gnuplot's own messages go to stderr; it
-/// exits 0 even when it cannot open its output, so the file is checked before and after.
-void draw_with_gnuplot(const std::string& script, const std::string& figure) {
-  if (!std::ofstream(figure)) throw std::runtime_error("cannot write the figure file " + figure);
-  FILE* gnuplot = popen("gnuplot 1>&2", "w");
-  if (gnuplot == nullptr) throw std::runtime_error("cannot start gnuplot to draw " + figure);
-  std::fwrite(script.data(), 1, script.size(), gnuplot);
-  const int status = pclose(gnuplot);
-  std::error_code error;
-  if (status != 0 || std::filesystem::file_size(figure, error) == 0) {
-    throw std::runtime_error("gnuplot failed to draw " + figure + " (exit status " +
-                             std::to_string(status) +
-                             "); is it installed? (Debian: apt-get install gnuplot-nox)");
-  }
 }
 
 int checked(const po::variables_map& vm, const char* flag, int minimum, int maximum) {
@@ -238,7 +269,8 @@ int run_occupancy(const std::vector<std::string>& args) {
        "cudaFuncAttributePreferredSharedMemoryCarveout, percent 0..100 (default: the maximum)")
       ("sweep", po::value<std::string>(), "also print the staircase over regs, smem or threads")
       ("svg", po::value<std::string>(), "with --sweep: draw the staircase to this SVG file "
-       "(needs gnuplot)");
+       "(needs gnuplot)")
+      ("force", "with --svg: overwrite the file even if roofcast did not write it");
   // clang-format on
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
@@ -276,9 +308,8 @@ int run_occupancy(const std::vector<std::string>& args) {
 
   const auto report = roofcast::views::make_occupancy_report(gpu, launch, axis);
   if (vm.count("svg")) {
-    draw_with_gnuplot(
-        roofcast::views::staircase_gnuplot_script(report, vm["svg"].as<std::string>()),
-        vm["svg"].as<std::string>());
+    draw_figure_file(roofcast::views::staircase_gnuplot_script(report),
+                     vm["svg"].as<std::string>(), vm.count("force") != 0U, "--svg");
   }
   if (vm.count("json")) {
     std::cout << roofcast::views::occupancy_json(report).dump(2) << "\n";
@@ -322,16 +353,6 @@ int run_roofline(const std::vector<std::string>& args) {
     std::cout << roofcast::views::roofline_text(report);
   }
   return 0;
-}
-
-std::int64_t checked64(const po::variables_map& vm, const char* flag, std::int64_t minimum,
-                       std::int64_t maximum) {
-  const long long value = vm[flag].as<long long>();
-  if (value < minimum || value > maximum) {
-    throw UsageError("--" + std::string(flag) + " must be within " + std::to_string(minimum) +
-                     ".." + std::to_string(maximum) + ", got " + std::to_string(value));
-  }
-  return value;
 }
 
 /// --flag's value when given, else `fallback`.
@@ -400,10 +421,8 @@ int run_predict(const std::vector<std::string>& args) {
   for (const char* required : {"m", "n", "k", "rung", "bm", "bn"}) {
     if (!vm.count(required)) throw UsageError("missing required flag --" + std::string(required));
   }
-  constexpr std::int64_t kMaxExtent = (std::int64_t{1} << 31) - 1;  // kernels index with int
   roofcast::PredictInput in;
-  in.problem = {checked64(vm, "m", 1, kMaxExtent), checked64(vm, "n", 1, kMaxExtent),
-                checked64(vm, "k", 1, kMaxExtent)};
+  in.problem = problem_from(vm);
   gemm::TileConfig& c = in.config;
   c.rung = checked(vm, "rung", 1, gemm::kRungCount);
   c.bm = checked(vm, "bm", 1, 4096);
@@ -524,6 +543,17 @@ int run_predict(const std::vector<std::string>& args) {
 
 }  // namespace
 
+/// A measurement is evidence about the GPU it was run on only.
+void require_same_gpu(const roofcast::GpuSpec& gpu,
+                      const roofcast::validation::LadderMeasurement& measurement,
+                      const std::string& path) {
+  if (measurement.context.spec_id != gpu.id) {
+    throw UsageError(path + " was measured on '" + measurement.context.spec_id + "' (" +
+                     measurement.context.gpu_name + "), not on '" + gpu.id +
+                     "': a measurement is used only with its own GPU's spec");
+  }
+}
+
 int run_accuracy(const std::vector<std::string>& args) {
   po::options_description desc(
       "roofcast accuracy: the prediction model against a GPU's committed SGEMM ladder measurement "
@@ -537,7 +567,8 @@ int run_accuracy(const std::vector<std::string>& args) {
       "l2-model", po::value<std::string>()->default_value("roofcast"),
       "L2 model of the time model: roofcast or published")("cases", "list every case")(
       "write-calibration", po::value<std::string>(),
-      "write the fitted parameters as a calibration file (data/calibration/<gpu id>.json)");
+      "write the fitted parameters as a calibration file (data/calibration/<gpu id>.json)")(
+      "force", "with --write-calibration: overwrite a file that is not a calibration");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
@@ -552,6 +583,11 @@ int run_accuracy(const std::vector<std::string>& args) {
                                ? vm["measurements"].as<std::string>()
                                : "data/measurements/" + gpu.id + "/sgemm-ladder.json";
   const auto measurement = roofcast::validation::load_ladder_measurement(path);
+  require_same_gpu(gpu, measurement, path);
+  if (vm.count("write-calibration")) {
+    roofcast::cli::check_may_overwrite(vm["write-calibration"].as<std::string>(),
+                                       vm.count("force") != 0U, "--write-calibration");
+  }
   const auto accuracy = roofcast::validation::evaluate_model(
       gpu, measurement,
       l2_text == "roofcast" ? roofcast::L2Model::kRoofcast : roofcast::L2Model::kPublished);
@@ -731,26 +767,22 @@ SelectionReports evaluate_selection_files(const roofcast::GpuSpec& gpu,
                                                roofcast::validation::RegisterSource::kPtxas)};
 }
 
-/// DIR/selection.md and its two figures.
+/// selection.md and its two figures, staged in `out` (committed by the caller).
 void write_selection_report(const SelectionReports& reports,
                             const roofcast::views::SelectionSources& sources,
-                            const std::filesystem::path& out_dir) {
-  std::filesystem::create_directories(out_dir);
+                            roofcast::cli::StagedFolder& out) {
   const std::string top1 = "selection-top1.svg";
   const std::string scatter = "selection-predicted-vs-measured.svg";
-  draw_with_gnuplot(
-      roofcast::views::selection_top1_gnuplot(reports.estimated, (out_dir / top1).string()),
-      (out_dir / top1).string());
-  draw_with_gnuplot(
-      roofcast::views::selection_scatter_gnuplot(reports.estimated, (out_dir / scatter).string()),
-      (out_dir / scatter).string());
-  const std::string md_path = (out_dir / "selection.md").string();
+  roofcast::cli::draw_with_gnuplot(roofcast::views::selection_top1_gnuplot(reports.estimated),
+                                   out.file(top1));
+  roofcast::cli::draw_with_gnuplot(roofcast::views::selection_scatter_gnuplot(reports.estimated),
+                                   out.file(scatter));
+  const std::filesystem::path md_path = out.file("selection.md");
   std::ofstream md(md_path);
   if (!(md << roofcast::views::selection_markdown(reports.estimated, reports.ptxas, sources, top1,
                                                   scatter))) {
-    throw std::runtime_error("cannot write " + md_path);
+    throw std::runtime_error("cannot write " + md_path.string());
   }
-  std::cerr << "wrote " << md_path << "\n";
 }
 
 /// The selection report's inputs for `gpu`, as repository paths.
@@ -776,7 +808,8 @@ int run_selection(const std::vector<std::string>& args) {
       "training", po::value<std::string>(),
       "the measurement the calibration was fitted on, to count trained cases (default: "
       "data/measurements/<gpu id>/sgemm-ladder.json)")(
-      "report", po::value<std::string>(), "write DIR/selection.md and its SVG figures (gnuplot)");
+      "report", po::value<std::string>(), "write DIR/selection.md and its SVG figures (gnuplot)")(
+      "force", "with --report: overwrite files in DIR that roofcast did not write");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
@@ -787,7 +820,13 @@ int run_selection(const std::vector<std::string>& args) {
   if (vm.count("measurements")) sources.measurement_path = vm["measurements"].as<std::string>();
   if (vm.count("training")) sources.training_path = vm["training"].as<std::string>();
   const SelectionReports reports = evaluate_selection_files(gpu, sources, ".");
-  if (vm.count("report")) write_selection_report(reports, sources, vm["report"].as<std::string>());
+  if (vm.count("report")) {
+    roofcast::cli::StagedFolder out(vm["report"].as<std::string>(), vm.count("force") != 0U,
+                                    "--report");
+    write_selection_report(reports, sources, out);
+    out.commit();
+    std::cerr << "wrote " << (out.destination() / "selection.md").string() << "\n";
+  }
   const auto& estimated = reports.estimated;
   const auto& ptxas = reports.ptxas;
   if (vm.count("json")) {
@@ -827,6 +866,7 @@ int run_report(const std::vector<std::string>& args) {
                      "the repository root (the inputs are read under it)")(
       "out", po::value<std::string>(), "output folder (default: ROOT/reports/<gpu id>)")(
       "keep-scripts", "also write each figure's gnuplot script (data inline) beside it, FIGURE.gp")(
+      "force", "overwrite files in the output folder that roofcast did not write")(
       "measurements", po::value<std::string>(),
       "a ladder run outside the repository (e.g. build/sgemm-ladder.json from scripts/main.sh) "
       "instead of data/measurements/<gpu>/sgemm-ladder.json; without --gpu, the GPU it names");
@@ -860,36 +900,43 @@ int run_report(const std::vector<std::string>& args) {
   const std::string version = gnuplot_version();
   const roofcast::views::GpuReport report =
       roofcast::views::make_gpu_report(gpu, root, ROOFCAST_MODEL_DIGEST, version, measurements);
-  std::filesystem::create_directories(out_dir);
-  const auto figures = roofcast::views::gpu_report_figures(report, out_dir);
+  // Everything is written to a staging folder first and moved into place when complete.
+  roofcast::cli::StagedFolder out(out_dir, vm.count("force") != 0U, "--out");
+  const auto figures = roofcast::views::gpu_report_figures(report);
   for (std::size_t i = 0; i < figures.size(); ++i) {
     std::cerr << "[" << i + 1 << "/" << figures.size() << "] drawing " << figures[i].file << "\n";
-    draw_with_gnuplot(figures[i].script, (out_dir / figures[i].file).string());
+    roofcast::cli::draw_with_gnuplot(figures[i].script, out.file(figures[i].file));
     if (vm.count("keep-scripts")) {
-      const std::filesystem::path script_path =
-          (out_dir / figures[i].file).replace_extension(".gp");
-      if (!(std::ofstream(script_path) << figures[i].script)) {
-        throw std::runtime_error("cannot write " + script_path.string());
+      const std::string script_name =
+          std::filesystem::path(figures[i].file).replace_extension(".gp").string();
+      if (!(std::ofstream(out.file(script_name)) << figures[i].script)) {
+        throw std::runtime_error("cannot write " + script_name);
       }
     }
   }
-  const std::string md_path = (out_dir / "README.md").string();
-  std::ofstream md(md_path);
-  if (!(md << roofcast::views::gpu_report_markdown(report))) {
-    throw std::runtime_error("cannot write " + md_path);
+  {
+    std::ofstream md(out.file("README.md"));
+    if (!(md << roofcast::views::gpu_report_markdown(report))) {
+      throw std::runtime_error("cannot write " + (out_dir / "README.md").string());
+    }
   }
-  std::cerr << "wrote " << md_path << "\n";
+  std::size_t figure_count = figures.size();
   if (report.selection) {
     const auto sources = selection_sources(gpu.id);
-    write_selection_report(evaluate_selection_files(gpu, sources, root), sources, out_dir);
+    write_selection_report(evaluate_selection_files(gpu, sources, root), sources, out);
+    figure_count += 2;
   }
+  out.commit();
+  const std::string md_path = (out_dir / "README.md").string();
+  std::cerr << "wrote " << md_path << "\n";
   std::cout << (report.validated ? "validation" : "prediction-only") << " report of " << gpu.id
-            << ": " << md_path << " and " << figures.size() << " figures\n";
+            << ": " << md_path << " and " << figure_count << " figures\n";
   return 0;
 }
 
-int main(int argc, char** argv) {
-  const std::vector<std::string> all(argv + 1, argv + argc);
+namespace roofcast::cli {
+
+int run(const std::vector<std::string>& all) {
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     (all.empty() ? std::cerr : std::cout) << kUsage;
     return all.empty() ? kExitUsage : 0;
@@ -928,3 +975,5 @@ int main(int argc, char** argv) {
     return kExitDataError;
   }
 }
+
+}  // namespace roofcast::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report_data.hpp"
+#include "roofcast/json_input.hpp"
 #include "roofcast/gemm.hpp"
 
 namespace roofcast::views {
@@ -23,8 +24,8 @@ constexpr int kReportDataSchemaVersion = 1;
 
 json parse_json(const std::string& text, const std::string& origin) {
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
+    return json_input::parse_strict(text);
+  } catch (const json_input::StrictJsonError& error) {
     throw ReportDataError(origin + ": not valid JSON (" + error.what() + ")");
   }
 }
@@ -50,6 +51,9 @@ std::string text_of(const json& object, const std::string& key, const std::strin
   if (!value.is_string() || value.get<std::string>().empty()) {
     fail(origin, where + key, "a non-empty string");
   }
+  if (const auto problem = json_input::text_problem(value.get_ref<const std::string&>())) {
+    fail(origin, where + key, "printable text, got " + *problem);
+  }
   return value.get<std::string>();
 }
 
@@ -65,7 +69,7 @@ std::optional<double> number_or_null(const json& object, const std::string& key,
   if (value.is_null()) return std::nullopt;
   if (!value.is_number()) fail(origin, where + key, "a number or null");
   const double number = value.get<double>();
-  if (!(number >= 0)) fail(origin, where + key, "a number >= 0");
+  if (!(number >= 0 && number <= 1e9)) fail(origin, where + key, "a number in 0..1e9");
   return number;
 }
 

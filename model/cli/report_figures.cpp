@@ -13,11 +13,12 @@ constexpr const char* kPredictedColor = "#1f6fb4";
 constexpr const char* kPublishedColor = "#e6a23c";
 constexpr const char* kReferenceColor = "#59a14f";
 
-std::string header(const std::string& path, int width, int height) {
+/// The terminal; the figure goes to standard output, so no path is ever in a script.
+std::string header(int width, int height) {
   return format(
       "set encoding utf8\nset terminal svg size %d,%d dynamic enhanced font 'sans,11' "
-      "background '#ffffff'\nset output '%s'\n",
-      width, height, path.c_str());
+      "background '#ffffff'\nset output\n",
+      width, height);
 }
 
 std::string short_raster(const gemm::RasterOrder& raster) {
@@ -47,10 +48,10 @@ std::optional<std::pair<double, double>> reference_range(const GpuReport& r, int
   return std::nullopt;
 }
 
-std::string ladder_figure(const GpuReport& r, const std::string& path) {
-  std::string s = header(path, 900, 480);
+std::string ladder_figure(const GpuReport& r) {
+  std::string s = header(900, 480);
   const Ceilings& c = r.roofline.ceilings;
-  s += format("set title \"%s: the SGEMM ladder at %s, %s\"\n", r.gpu.name.c_str(),
+  s += format("set title %s.\": the SGEMM ladder at %s, %s\"\n", gnuplot_string(r.gpu.name).c_str(),
               problem_label(r.problem).c_str(),
               r.validated ? "measured and predicted" : "predicted only (not validated)");
   s += "set ylabel 'TFLOPS'\nset xlabel 'rung (headline config, best raster order)'\n";
@@ -59,8 +60,9 @@ std::string ladder_figure(const GpuReport& r, const std::string& path) {
   s += format("set yrange [0:%.3f]\nset xrange [-0.7:%zu.7]\n", top, r.ladder.size() - 1);
   s += "set xtics (";
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
-    s += format("%s\"%s\" %zu", i ? ", " : "",
-                rung_label(r.ladder[i].rung, r.ladder[i].kernel, true).c_str(), i);
+    s += format("%s%s %zu", i ? ", " : "",
+                gnuplot_string(rung_label(r.ladder[i].rung, r.ladder[i].kernel, true)).c_str(),
+                i);
   }
   s += ")\n$rows << EOD\n";
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
@@ -126,13 +128,13 @@ std::string roof(double bandwidth_GBps, double compute_TFLOPS) {
                 bandwidth_GBps);
 }
 
-std::string roofline_figure(const GpuReport& r, const std::string& path) {
+std::string roofline_figure(const GpuReport& r) {
   const Ceilings& c = r.roofline.ceilings;
-  std::string s = header(path, 900, 600);
+  std::string s = header(900, 600);
   s += format(
-      "set title \"%s: hierarchical roofline, the ladder at %s\\n{/*0.85 %s; one point "
+      "set title %s.\": hierarchical roofline, the ladder at %s\\n{/*0.85 %s; one point "
       "per rung and memory level}\"\n",
-      r.gpu.name.c_str(), problem_label(r.problem).c_str(),
+      gnuplot_string(r.gpu.name).c_str(), problem_label(r.problem).c_str(),
       r.validated ? "filled: measured TFLOPS; open: predicted"
                   : "predicted TFLOPS (nothing measured)");
   s += "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per byte at the level)'\n";
@@ -156,16 +158,16 @@ std::string roofline_figure(const GpuReport& r, const std::string& path) {
     const LevelBound* bounds[] = {&roofline.shared_memory, &roofline.l2, &roofline.dram};
     for (int level = 0; level < 3; ++level) {
       if (bounds[level]->intensity <= 0) continue;
-      s += format("%d %.5g %.5g 0 \"%s\"\n", level, bounds[level]->intensity, row.prediction.tflops,
-                  rung_label(row.rung, row.kernel, true).c_str());
+      s += format("%d %.5g %.5g 0 %s\n", level, bounds[level]->intensity, row.prediction.tflops,
+                  gnuplot_datum(rung_label(row.rung, row.kernel, true)).c_str());
       if (!row.measured_TFLOPS) continue;
       // DRAM: the intensity Nsight Compute measured; shared memory and L2: the model's bytes.
       double intensity = bounds[level]->intensity;
       if (level == 2 && row.measured_dram_bytes && *row.measured_dram_bytes > 0) {
         intensity = roofline.flops / *row.measured_dram_bytes;
       }
-      s += format("%d %.5g %.5g 1 \"%s\"\n", level, intensity, *row.measured_TFLOPS,
-                  rung_label(row.rung, row.kernel, true).c_str());
+      s += format("%d %.5g %.5g 1 %s\n", level, intensity, *row.measured_TFLOPS,
+                  gnuplot_datum(rung_label(row.rung, row.kernel, true)).c_str());
     }
   }
   s += "EOD\n";
@@ -211,12 +213,12 @@ std::string roofline_figure(const GpuReport& r, const std::string& path) {
   return s;
 }
 
-std::string scatter_figure(const GpuReport& r, const std::string& path) {
-  std::string s = header(path, 660, 600);
+std::string scatter_figure(const GpuReport& r) {
+  std::string s = header(660, 600);
   s += format(
-      "set title \"%s: predicted vs measured TFLOPS, every ladder and sweep case\\n{/*0.85 "
+      "set title %s.\": predicted vs measured TFLOPS, every ladder and sweep case\\n{/*0.85 "
       "calibrated on the training split; dashed: ±10%%}\"\n",
-      r.gpu.name.c_str());
+      gnuplot_string(r.gpu.name).c_str());
   s += "set logscale xy\nset xrange [0.3:80]\nset yrange [0.3:80]\nset grid\n";
   s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\nset key top left\n";
   s += "$cases << EOD\n";
@@ -296,12 +298,12 @@ std::string tile_panel(const GpuReport& r, const TileCurve& curve, const std::st
   return s + plot + "\n";
 }
 
-std::string tile_figure(const GpuReport& r, const std::string& path) {
-  std::string s = header(path, 1100, 460 * static_cast<int>(r.tile_curves.size()));
+std::string tile_figure(const GpuReport& r) {
+  std::string s = header(1100, 460 * static_cast<int>(r.tile_curves.size()));
   s += format(
-      "set multiplot layout %zu,1 title \"%s: the tile sweep (rungs 4-10, every "
+      "set multiplot layout %zu,1 title %s.\": the tile sweep (rungs 4-10, every "
       "registered config), %s\"\n",
-      r.tile_curves.size(), r.gpu.name.c_str(),
+      r.tile_curves.size(), gnuplot_string(r.gpu.name).c_str(),
       r.validated ? "measured and predicted" : "predicted only");
   s += "set ylabel 'TFLOPS'\nset grid ytics\nset key outside right top font 'sans,9'\n";
   s += "set yrange [0:*]\n";
@@ -312,7 +314,7 @@ std::string tile_figure(const GpuReport& r, const std::string& path) {
   return s;
 }
 
-std::string l2_figure(const GpuReport& r, const std::string& path) {
+std::string l2_figure(const GpuReport& r) {
   std::vector<gemm::Problem> problems;
   for (const L2RasterRow& row : r.l2_raster) {
     if (std::none_of(problems.begin(), problems.end(), [&](const gemm::Problem& p) {
@@ -321,12 +323,12 @@ std::string l2_figure(const GpuReport& r, const std::string& path) {
       problems.push_back(row.problem);
     }
   }
-  std::string s = header(path, 1000, 380 * static_cast<int>(problems.size()));
+  std::string s = header(1000, 380 * static_cast<int>(problems.size()));
   s += format(
-      "set multiplot layout %zu,1 title \"%s: L2 hit rate by block raster order, rungs "
+      "set multiplot layout %zu,1 title %s.\": L2 hit rate by block raster order, rungs "
       "7-10\\n{/*0.85 every L2 sector; measured: Nsight Compute lts\\\\_t\\\\_sector\\\\_"
       "hit\\\\_rate}\"\n",
-      problems.size(), r.gpu.name.c_str());
+      problems.size(), gnuplot_string(r.gpu.name).c_str());
   // The axis starts 10 points below the lowest rate, rounded down to 10 (differences of a few
   // points matter here).
   double lowest = 100;
@@ -375,30 +377,18 @@ std::string l2_figure(const GpuReport& r, const std::string& path) {
 
 }  // namespace
 
-std::vector<ReportFigure> gpu_report_figures(const GpuReport& report,
-                                             const std::filesystem::path& output_dir) {
+std::vector<ReportFigure> gpu_report_figures(const GpuReport& report) {
   std::vector<ReportFigure> figures;
-  auto add = [&](const std::string& file, auto&& draw) {
-    figures.push_back({file, draw((output_dir / file).string())});
-  };
-  add("ladder.svg", [&](const std::string& path) { return ladder_figure(report, path); });
-  add("roofline.svg", [&](const std::string& path) { return roofline_figure(report, path); });
-  if (report.validated) {
-    add("predicted-vs-measured.svg",
-        [&](const std::string& path) { return scatter_figure(report, path); });
-  }
-  if (!report.tile_curves.empty()) {
-    add("tile-sweep.svg", [&](const std::string& path) { return tile_figure(report, path); });
-  }
+  figures.push_back({"ladder.svg", ladder_figure(report)});
+  figures.push_back({"roofline.svg", roofline_figure(report)});
+  if (report.validated) figures.push_back({"predicted-vs-measured.svg", scatter_figure(report)});
+  if (!report.tile_curves.empty()) figures.push_back({"tile-sweep.svg", tile_figure(report)});
   const char* axes[] = {"registers", "shared-memory", "threads"};
   for (std::size_t i = 0; i < report.occupancy.size() && i < 3; ++i) {
-    add(std::string("occupancy-") + axes[i] + ".svg", [&](const std::string& path) {
-      return staircase_gnuplot_script(report.occupancy[i], path);
-    });
+    figures.push_back({std::string("occupancy-") + axes[i] + ".svg",
+                       staircase_gnuplot_script(report.occupancy[i])});
   }
-  if (!report.l2_raster.empty()) {
-    add("l2-raster.svg", [&](const std::string& path) { return l2_figure(report, path); });
-  }
+  if (!report.l2_raster.empty()) figures.push_back({"l2-raster.svg", l2_figure(report)});
   return figures;
 }
 

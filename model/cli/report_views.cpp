@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofcast/json_input.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/tune/rank.hpp"
 #include "roofcast/validation/runtime_occupancy.hpp"
@@ -595,9 +596,9 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
   if (fs::exists(root / paths.occupancy)) {
     nlohmann::json doc;
     try {
-      doc = nlohmann::json::parse(read_text(root / paths.occupancy, paths.occupancy));
-    } catch (const nlohmann::json::parse_error& error) {
-      throw ReportDataError(paths.occupancy + ": not valid JSON (" + error.what() + ")");
+      doc = json_input::parse_strict(read_text(root / paths.occupancy, paths.occupancy));
+    } catch (const json_input::StrictJsonError& error) {
+      throw ReportDataError(paths.occupancy + ": " + error.what());
     }
     r.runs.push_back(occupancy_run(doc, paths.occupancy));
     const auto comparison = validation::compare_runtime_occupancy(doc, gpu);

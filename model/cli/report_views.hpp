@@ -193,10 +193,9 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const std::filesystem::path& root,
 /// The figure files of a report, in the order gpu_report_figures returns their scripts.
 struct ReportFigure {
   std::string file;    // e.g. "ladder.svg"
-  std::string script;  // gnuplot, writing `output_dir/file`
+  std::string script;  // gnuplot, writing the SVG to standard output
 };
-std::vector<ReportFigure> gpu_report_figures(const GpuReport& report,
-                                             const std::filesystem::path& output_dir);
+std::vector<ReportFigure> gpu_report_figures(const GpuReport& report);
 
 /// "4096³" for a cube, else "300×4096×4096" (Markdown and figures alike).
 std::string problem_label(const gemm::Problem& problem);

@@ -144,12 +144,12 @@ nlohmann::json selection_json(const SelectionReport& estimated, const SelectionR
           {"ptxas_registers", report_json(ptxas)}};
 }
 
-std::string selection_top1_gnuplot(const SelectionReport& r, const std::string& svg_path) {
+std::string selection_top1_gnuplot(const SelectionReport& r) {
   std::string s;
   s += "set terminal svg size 1150,480 dynamic enhanced font 'sans,11' background '#ffffff'\n";
-  s += "set output '" + svg_path + "'\n";
-  s += "set title \"" + r.spec_id +
-       ": first choice of each selector, measured, as % of the best registered config\"\n";
+  s += "set output\n";  // standard output: the caller opens the file
+  s += "set title " + gnuplot_string(r.spec_id) +
+       ".\": first choice of each selector, measured, as % of the best registered config\"\n";
   s += "set ylabel '% of the measured best'\nset yrange [0:105]\nset grid ytics\n";
   s += "set style data histogram\nset style histogram cluster gap 1\n";
   s += "set style fill solid 0.9 border -1\nset boxwidth 0.9\n";
@@ -157,7 +157,7 @@ std::string selection_top1_gnuplot(const SelectionReport& r, const std::string& 
   s += "set arrow from graph 0, first 95 to graph 1, first 95 nohead dt 2 lc rgb '#d62728'\n";
   s += "$data << EOD\n";
   for (const ShapeSelection& sh : r.shapes) {
-    s += "\"" + shape(sh.problem) + "\"";
+    s += gnuplot_datum(shape(sh.problem));
     for (tune::Selector sel : kSelectors) s += format(" %.2f", 100 * outcome(sh, sel).top1_of_best);
     s += "\n";
   }
@@ -172,12 +172,12 @@ std::string selection_top1_gnuplot(const SelectionReport& r, const std::string& 
   return s;
 }
 
-std::string selection_scatter_gnuplot(const SelectionReport& r, const std::string& svg_path) {
+std::string selection_scatter_gnuplot(const SelectionReport& r) {
   std::string s;
   s += "set terminal svg size 640,560 dynamic enhanced font 'sans,11' background '#ffffff'\n";
-  s += "set output '" + svg_path + "'\n";
-  s += "set title \"" + r.spec_id +
-       ": roofcast predicted vs measured TFLOPS, every selection case\\n{/*0.85 registers " +
+  s += "set output\n";  // standard output: the caller opens the file
+  s += "set title " + gnuplot_string(r.spec_id) +
+       ".\": roofcast predicted vs measured TFLOPS, every selection case\\n{/*0.85 registers " +
        (r.registers == RegisterSource::kPtxas ? "from ptxas" : "estimated") + ", ±10% band}\"\n";
   s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\n";
   s += "set xrange [0:60]\nset yrange [0:60]\nset grid\nset key top left\n";

@@ -27,10 +27,8 @@ std::string selection_markdown(const validation::SelectionReport& estimated,
                                const SelectionSources& sources, const std::string& top1_svg,
                                const std::string& scatter_svg);
 
-/// gnuplot scripts writing the figures to `svg_path`.
-std::string selection_top1_gnuplot(const validation::SelectionReport& report,
-                                   const std::string& svg_path);
-std::string selection_scatter_gnuplot(const validation::SelectionReport& report,
-                                      const std::string& svg_path);
+/// gnuplot scripts writing the figures to standard output (the caller opens the file).
+std::string selection_top1_gnuplot(const validation::SelectionReport& report);
+std::string selection_scatter_gnuplot(const validation::SelectionReport& report);
 
 }  // namespace roofcast::views

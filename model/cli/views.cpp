@@ -20,6 +20,31 @@ std::string format(const char* pattern, ...) {
 }
 
 namespace {
+bool is_control(char ch) {
+  const auto byte = static_cast<unsigned char>(ch);
+  return byte < 0x20 || byte == 0x7F;
+}
+}  // namespace
+
+std::string gnuplot_string(std::string_view text) {
+  std::string out = "'";
+  for (char ch : text) {
+    if (ch == '\'') {
+      out += "''";
+    } else {
+      out += is_control(ch) ? '?' : ch;
+    }
+  }
+  return out + "'";
+}
+
+std::string gnuplot_datum(std::string_view text) {
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? '\'' : (is_control(ch) ? '?' : ch);
+  return out + "\"";
+}
+
+namespace {
 
 using nlohmann::json;
 
@@ -159,7 +184,7 @@ std::string occupancy_text(const OccupancyReport& report) {
   return out;
 }
 
-std::string staircase_gnuplot_script(const OccupancyReport& report, const std::string& svg_path) {
+std::string staircase_gnuplot_script(const OccupancyReport& report) {
   const SweepAxis axis = report.sweep_axis.value();
   const KernelLaunch& l = report.launch;
   const int operating_value = axis == SweepAxis::kRegisters      ? l.registers_per_thread
@@ -181,9 +206,10 @@ std::string staircase_gnuplot_script(const OccupancyReport& report, const std::s
 
   std::string script;
   script += "set terminal svg size 860,460 dynamic enhanced font 'sans,11' background '#ffffff'\n";
-  script += "set output '" + svg_path + "'\n";
-  script += format("set title \"%s: occupancy staircase over %s\\n{/*0.85 %s}\"\n",
-                   report.gpu.name.c_str(), sweep_axis_title(axis).c_str(), fixed.c_str());
+  script += "set output\n";  // standard output: the caller opens the file (no path here)
+  script += format("set title %s.\": occupancy staircase over %s\\n{/*0.85 %s}\"\n",
+                   gnuplot_string(report.gpu.name).c_str(), sweep_axis_title(axis).c_str(),
+                   fixed.c_str());
   script += format("set xlabel '%s'\n", x_label);
   script += "set ylabel 'occupancy (% of warp slots)'\nset yrange [0:110]\n";
   script += "set grid ytics\n";

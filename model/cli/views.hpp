@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,16 @@ namespace roofcast::views {
 
 /// printf into a std::string.
 std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+
+/// `text` as a gnuplot string literal that nothing inside can end or run: single-quoted (no
+/// backslash escapes, no backquote command substitution), ' written as '', and every control
+/// character (a newline would end the command) as '?'. Every text from an input file that
+/// reaches a gnuplot script goes through this or gnuplot_datum.
+std::string gnuplot_string(std::string_view text);
+
+/// `text` as one quoted string column of an inline data block: "text" with double quotes
+/// written as ' and control characters as '?' (a newline could end the block).
+std::string gnuplot_datum(std::string_view text);
 
 /// One occupancy question and its answer, with an optional sweep.
 struct OccupancyReport {
@@ -33,7 +44,7 @@ std::string occupancy_text(const OccupancyReport& report);
 /// A gnuplot script (data inline) that draws the report's sweep as an occupancy staircase,
 /// the operating point marked and each step labelled with its limiter, to `svg_path`.
 /// Requires report.sweep_axis.
-std::string staircase_gnuplot_script(const OccupancyReport& report, const std::string& svg_path);
+std::string staircase_gnuplot_script(const OccupancyReport& report);
 nlohmann::json occupancy_json(const OccupancyReport& report);
 
 std::string gpus_text(const std::vector<GpuSpec>& gpus);

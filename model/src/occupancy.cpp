@@ -24,6 +24,12 @@ int quotient(int x, int y) {
 int divide_round_up(int x, int y) { return quotient(x + y - 1, y); }
 int round_up(int x, int y) { return divide_round_up(x, y) * y; }
 int round_down(int x, int y) { return quotient(x, y) * y; }
+/// A 64-bit count as an int, INT_MAX when larger (it then exceeds every limit it is compared
+/// with: the launch's sums and products are formed in 64 bits, never in int).
+int saturated(std::int64_t value) {
+  return value > INT_MAX ? INT_MAX : static_cast<int>(value);
+}
+std::int64_t round_up64(std::int64_t x, std::int64_t y) { return (x + y - 1) / y * y; }
 
 int carveout_bytes_at(const SmLimits& sm, std::size_t index) {
   return sm.shared_memory_carveouts_KiB[index] * 1024;
@@ -52,9 +58,10 @@ int effective_carveout_bytes(const SmLimits& sm, int requested, int allocation) 
   return requested >= allocation ? requested : legal_carveout_at_least(sm, allocation);
 }
 
-int shared_memory_allocation(const SmLimits& sm, int total_bytes) {
-  return round_up(total_bytes + sm.reserved_shared_memory_per_block_bytes,
-                  sm.shared_memory_allocation_granularity_bytes);
+/// roundup(static + dynamic + reserved, granularity), formed in 64 bits, INT_MAX when larger.
+int shared_memory_allocation(const SmLimits& sm, std::int64_t total_bytes) {
+  return saturated(round_up64(total_bytes + sm.reserved_shared_memory_per_block_bytes,
+                              sm.shared_memory_allocation_granularity_bytes));
 }
 
 int register_blocks(const SmLimits& sm, int registers_per_warp, int warps) {
@@ -156,6 +163,9 @@ std::string to_string(LaunchFailure failure) {
       return "dynamic shared memory exceeds the kernel's maximum dynamic shared memory";
     case LaunchFailure::kSharedMemoryExceedsBlockLimit:
       return "shared memory per block exceeds the GPU's per-block limit";
+    case LaunchFailure::kNoBlockFitsOnSm:
+      return "no block fits on an SM (a warp's registers exceed a register-file sub-partition, "
+             "or the block's shared memory the largest carveout)";
   }
   return "unknown";
 }
@@ -187,9 +197,11 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
   // warp allocation granularity (the hardware assumes all sub-partitions allocate at once).
   allocation.registers_per_warp =
       round_up(launch.registers_per_thread * sm.warp_size, sm.register_allocation_unit);
-  allocation.registers_per_block = allocation.registers_per_warp * allocation.warps;
-  const int registers_assumed_per_block =
-      allocation.registers_per_warp * round_up(allocation.warps, sm.warp_allocation_granularity);
+  allocation.registers_per_block = saturated(std::int64_t{allocation.registers_per_warp} *
+                                             allocation.warps);
+  const std::int64_t registers_assumed_per_block =
+      std::int64_t{allocation.registers_per_warp} *
+      round_up64(allocation.warps, sm.warp_allocation_granularity);
   const bool registers_fit_thread = launch.registers_per_thread <= sm.max_registers_per_thread;
   const bool registers_fit_block = registers_assumed_per_block <= sm.max_registers_per_block &&
                                    allocation.registers_per_block <= sm.max_registers_per_block;
@@ -201,7 +213,8 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
   // Shared memory: static + dynamic + reserved, rounded to the granularity.
   allocation.max_dynamic_shared_memory_bytes = launch.max_dynamic_shared_memory_bytes.value_or(
       std::max(0, sm.shared_memory_per_block_optin_bytes - launch.static_shared_memory_bytes));
-  const int total_bytes = launch.static_shared_memory_bytes + launch.dynamic_shared_memory_bytes;
+  const std::int64_t total_bytes =
+      std::int64_t{launch.static_shared_memory_bytes} + launch.dynamic_shared_memory_bytes;
   allocation.shared_memory_bytes = shared_memory_allocation(sm, total_bytes);
   const std::int64_t max_usage = static_cast<std::int64_t>(launch.static_shared_memory_bytes) +
                                  sm.reserved_shared_memory_per_block_bytes +
@@ -248,6 +261,8 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
                          : LaunchFailure::kSharedMemoryExceedsBlockLimit;
   } else if (!shared_memory_fits) {
     result.failure = LaunchFailure::kSharedMemoryExceedsBlockLimit;
+  } else if (result.blocks_per_sm == 0) {
+    result.failure = LaunchFailure::kNoBlockFitsOnSm;
   }
 
   result.active_warps = result.blocks_per_sm * allocation.warps;
@@ -258,7 +273,8 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
 Headroom compute_headroom(const SmLimits& sm, const KernelLaunch& launch,
                           const OccupancyResult& at) {
   Headroom headroom;
-  if (!at.launchable()) return headroom;
+  // Headroom is relative to at least one resident block (the formulas divide by it).
+  if (!at.launchable() || at.blocks_per_sm < 1) return headroom;
   const int blocks = at.blocks_per_sm;
   const int target = blocks + 1;
   const int warps = at.allocation.warps;

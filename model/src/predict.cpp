@@ -306,6 +306,17 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
 
 Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration,
                    const KernelAnatomy& anatomy) {
+  if (!gemm::extents_in_range(input.problem)) [[unlikely]] {
+    throw std::invalid_argument("predict: M, N and K must be within 1.." +
+                                std::to_string(gemm::kMaxExtent));
+  }
+  if (input.spill_bytes_per_thread < 0 ||
+      (input.spill_bytes_per_thread > 0 && !input.registers_per_thread)) [[unlikely]] {
+    throw std::invalid_argument(
+        input.spill_bytes_per_thread < 0
+            ? "predict: spill_bytes_per_thread must be >= 0"
+            : "predict: spill_bytes_per_thread needs registers_per_thread (both as ptxas reports)");
+  }
   Prediction p;
   p.problem = input.problem;
   p.config = input.config;
@@ -533,6 +544,12 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   p.binding = binding_term(p.totals);
   p.time_s = compose_time_s(p.terms, calibration);
   p.tflops = p.time_s > 0 ? p.traffic.flops / p.time_s / kTera : 0.0;
+  // Bounded specs and calibrations keep every term finite; this is the guard that says so.
+  if (!std::isfinite(p.time_s) || !(p.time_s > 0) || !std::isfinite(p.tflops)) [[unlikely]] {
+    throw std::domain_error("prediction of " + gpu.id + " is not a finite positive time (time_s " +
+                            std::to_string(p.time_s) +
+                            "): check the spec's clocks, bandwidths and the calibration");
+  }
   return p;
 }
 

@@ -1,6 +1,7 @@
 #include "roofcast/spec.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -9,11 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "embedded_files.hpp"
+#include "roofcast/json_input.hpp"
 
 namespace roofcast {
 namespace {
 
 using nlohmann::json;
+using json_input::describe;
 
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
@@ -22,6 +25,13 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
     out += items[i];
   }
   return out;
+}
+
+/// 0.001, 100000, 1e+07: a bound as an error message writes it.
+std::string bound_text(double bound) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", bound);
+  return text;
 }
 
 /// Reads the fields of one JSON object, remembering which keys it consumed so that
@@ -57,46 +67,55 @@ class ObjectReader {
   std::string string(std::string_view key, bool record_as_value = false) {
     const json& value = raw(key, record_as_value);
     if (!value.is_string() || value.get<std::string>().empty()) {
-      throw error(field_path(key), "a non-empty string, got " + value.dump());
+      throw error(field_path(key), "a non-empty string, got " + describe(value));
     }
-    return value.get<std::string>();
+    const std::string& text = value.get_ref<const std::string&>();
+    if (const auto problem = json_input::text_problem(text)) {
+      throw error(field_path(key), "printable text, got " + *problem);
+    }
+    return text;
   }
 
-  std::int64_t integer(std::string_view key, std::int64_t minimum) {
-    const json& value = raw(key);
-    return checked_integer(value, field_path(key), minimum);
+  /// An integer within [minimum, maximum]: the bounds say what hardware can mean.
+  std::int64_t integer(std::string_view key, std::int64_t minimum, std::int64_t maximum) {
+    return checked_integer(raw(key), field_path(key), minimum, maximum);
   }
 
-  int int32(std::string_view key, int minimum) {
-    return checked_int32(raw(key), field_path(key), minimum);
+  int int32(std::string_view key, int minimum, int maximum) {
+    return static_cast<int>(checked_integer(raw(key), field_path(key), minimum, maximum));
   }
 
-  double positive_number(std::string_view key) {
-    const json& value = raw(key);
-    return checked_positive_number(value, field_path(key));
+  /// A number within [minimum, maximum], minimum > 0.
+  double positive_number(std::string_view key, double minimum, double maximum) {
+    return checked_number(raw(key), field_path(key), minimum, maximum);
   }
 
   /// A positive number, or null for "not supported by this GPU".
-  std::optional<double> positive_number_or_null(std::string_view key) {
+  std::optional<double> positive_number_or_null(std::string_view key, double minimum,
+                                                double maximum) {
     const json& value = raw(key);
     if (value.is_null()) return std::nullopt;
-    return checked_positive_number(value, field_path(key));
+    return checked_number(value, field_path(key), minimum, maximum);
   }
 
-  std::optional<double> optional_positive_number(std::string_view key) {
+  std::optional<double> optional_positive_number(std::string_view key, double minimum,
+                                                 double maximum) {
     if (!has(key)) return std::nullopt;
-    return positive_number(key);
+    return positive_number(key, minimum, maximum);
   }
 
-  std::vector<int> integer_array(std::string_view key, int minimum) {
+  std::vector<int> integer_array(std::string_view key, int minimum, int maximum) {
     const json& value = raw(key);
     const std::string where = field_path(key);
-    if (!value.is_array() || value.empty()) {
-      throw error(where, "a non-empty array of integers, got " + value.dump());
+    constexpr std::size_t kMaxItems = 64;
+    if (!value.is_array() || value.empty() || value.size() > kMaxItems) {
+      throw error(where, "an array of 1.." + std::to_string(kMaxItems) + " integers, got " +
+                             describe(value));
     }
     std::vector<int> out;
     for (std::size_t i = 0; i < value.size(); ++i) {
-      out.push_back(checked_int32(value[i], where + "[" + std::to_string(i) + "]", minimum));
+      out.push_back(static_cast<int>(
+          checked_integer(value[i], where + "[" + std::to_string(i) + "]", minimum, maximum)));
     }
     return out;
   }
@@ -118,33 +137,28 @@ class ObjectReader {
   }
 
  private:
-  int checked_int32(const json& value, const std::string& where, int minimum) const {
-    const std::int64_t number = checked_integer(value, where, minimum);
-    if (number > std::numeric_limits<int>::max()) {
-      throw error(where, "an integer below 2^31, got " + std::to_string(number));
-    }
-    return static_cast<int>(number);
-  }
-
-  std::int64_t checked_integer(const json& value, const std::string& where,
-                               std::int64_t minimum) const {
-    if (!value.is_number_integer()) {
-      throw error(where, "an integer, got " + value.dump());
+  std::int64_t checked_integer(const json& value, const std::string& where, std::int64_t minimum,
+                               std::int64_t maximum) const {
+    const std::string bound =
+        "an integer in " + std::to_string(minimum) + ".." + std::to_string(maximum);
+    // Unsigned integers above 2^63 - 1 are out of every bound.
+    if (!value.is_number_integer() ||
+        (value.is_number_unsigned() &&
+         value.get<std::uint64_t>() > static_cast<std::uint64_t>(maximum))) {
+      throw error(where, bound + ", got " + describe(value));
     }
     const std::int64_t number = value.get<std::int64_t>();
-    if (number < minimum) {
-      const std::string bound = minimum == 0   ? "a non-negative integer"
-                                : minimum == 1 ? "a positive integer"
-                                               : "an integer >= " + std::to_string(minimum);
-      throw error(where, bound + ", got " + std::to_string(number));
-    }
+    if (number < minimum || number > maximum) throw error(where, bound + ", got " + describe(value));
     return number;
   }
 
-  double checked_positive_number(const json& value, const std::string& where) const {
-    if (!value.is_number()) throw error(where, "a number, got " + value.dump());
-    const double number = value.get<double>();
-    if (!(number > 0)) throw error(where, "a positive number, got " + value.dump());
+  double checked_number(const json& value, const std::string& where, double minimum,
+                        double maximum) const {
+    const double number = value.is_number() ? value.get<double>() : 0.0;
+    if (!value.is_number() || !(number >= minimum && number <= maximum)) {
+      throw error(where, "a number in " + bound_text(minimum) + ".." + bound_text(maximum) +
+                             ", got " + describe(value));
+    }
     return number;
   }
 
@@ -155,30 +169,43 @@ class ObjectReader {
   std::set<std::string> consumed_;
 };
 
+// Rates and latencies: a TFLOPS figure in 1e-3..1e6 (a GFLOPS to an exaFLOPS), bandwidths
+// in 1e-3..1e7 GB/s, latencies in 1..1e6 cycles: bounds a prediction stays finite within.
+constexpr double kMinTflops = 1e-3;
+constexpr double kMaxTflops = 1e6;
+constexpr double kMinGBps = 1e-3;
+constexpr double kMaxGBps = 1e7;
+constexpr double kMinCycles = 1;
+constexpr double kMaxCycles = 1e6;
+
 SmLimits read_sm_limits(ObjectReader sm) {
   SmLimits limits;
-  limits.warp_size = sm.int32("warp_size", 1);
-  limits.max_threads_per_sm = sm.int32("max_threads_per_sm", 1);
-  limits.max_threads_per_block = sm.int32("max_threads_per_block", 1);
-  limits.max_blocks_per_sm = sm.int32("max_blocks_per_sm", 1);
-  limits.registers_per_sm = sm.int32("registers_per_sm", 1);
-  limits.max_registers_per_block = sm.int32("max_registers_per_block", 1);
-  limits.max_registers_per_thread = sm.int32("max_registers_per_thread", 1);
-  limits.register_allocation_unit = sm.int32("register_allocation_unit", 1);
-  limits.register_file_subpartitions = sm.int32("register_file_subpartitions", 1);
-  limits.warp_allocation_granularity = sm.int32("warp_allocation_granularity", 1);
-  limits.shared_memory_per_sm_bytes = sm.int32("shared_memory_per_sm_bytes", 1);
-  limits.shared_memory_carveouts_KiB = sm.integer_array("shared_memory_carveouts_KiB", 0);
+  // Bounds: what hardware can mean, with room for GPUs to come (every GPU in data/gpus is far
+  // inside them); they also keep every product the occupancy model forms below 2^31.
+  limits.warp_size = sm.int32("warp_size", 1, 64);
+  limits.max_threads_per_sm = sm.int32("max_threads_per_sm", 1, 1 << 14);
+  limits.max_threads_per_block = sm.int32("max_threads_per_block", 1, 1 << 14);
+  limits.max_blocks_per_sm = sm.int32("max_blocks_per_sm", 1, 1 << 10);
+  limits.registers_per_sm = sm.int32("registers_per_sm", 1, 1 << 20);
+  limits.max_registers_per_block = sm.int32("max_registers_per_block", 1, 1 << 20);
+  limits.max_registers_per_thread = sm.int32("max_registers_per_thread", 1, 1 << 12);
+  limits.register_allocation_unit = sm.int32("register_allocation_unit", 1, 1 << 16);
+  limits.register_file_subpartitions = sm.int32("register_file_subpartitions", 1, 64);
+  limits.warp_allocation_granularity = sm.int32("warp_allocation_granularity", 1, 64);
+  limits.shared_memory_per_sm_bytes = sm.int32("shared_memory_per_sm_bytes", 1, 1 << 24);
+  limits.shared_memory_carveouts_KiB =
+      sm.integer_array("shared_memory_carveouts_KiB", 0, (1 << 24) / 1024);
   limits.shared_memory_per_block_default_bytes =
-      sm.int32("shared_memory_per_block_default_bytes", 1);
-  limits.shared_memory_per_block_optin_bytes = sm.int32("shared_memory_per_block_optin_bytes", 1);
+      sm.int32("shared_memory_per_block_default_bytes", 1, 1 << 24);
+  limits.shared_memory_per_block_optin_bytes =
+      sm.int32("shared_memory_per_block_optin_bytes", 1, 1 << 24);
   limits.reserved_shared_memory_per_block_bytes =
-      sm.int32("reserved_shared_memory_per_block_bytes", 0);
+      sm.int32("reserved_shared_memory_per_block_bytes", 0, 1 << 20);
   limits.shared_memory_allocation_granularity_bytes =
-      sm.int32("shared_memory_allocation_granularity_bytes", 1);
-  limits.shared_memory_banks = sm.int32("shared_memory_banks", 1);
-  limits.shared_memory_bank_width_bytes = sm.int32("shared_memory_bank_width_bytes", 1);
-  limits.fp32_lanes_per_sm = sm.int32("fp32_lanes_per_sm", 1);
+      sm.int32("shared_memory_allocation_granularity_bytes", 1, 1 << 20);
+  limits.shared_memory_banks = sm.int32("shared_memory_banks", 1, 64);
+  limits.shared_memory_bank_width_bytes = sm.int32("shared_memory_bank_width_bytes", 1, 64);
+  limits.fp32_lanes_per_sm = sm.int32("fp32_lanes_per_sm", 1, 1 << 12);
   sm.reject_unknown_keys();
 
   // Cross-field rules: each error names the field that breaks it.
@@ -239,25 +266,25 @@ SmLimits read_sm_limits(ObjectReader sm) {
 
 ChipFigures read_chip(ObjectReader chip) {
   ChipFigures figures;
-  figures.sm_count = chip.int32("sm_count", 1);
-  figures.boost_clock_MHz = chip.positive_number("boost_clock_MHz");
-  figures.l2_bytes = chip.integer("l2_bytes", 1);
-  figures.dram_bytes = chip.integer("dram_bytes", 1);
-  figures.dram_bw_GBps = chip.positive_number("dram_bw_GBps");
-  figures.memory_bus_width_bits = chip.int32("memory_bus_width_bits", 1);
-  figures.memory_clock_MHz = chip.positive_number("memory_clock_MHz");
+  figures.sm_count = chip.int32("sm_count", 1, 1 << 12);
+  figures.boost_clock_MHz = chip.positive_number("boost_clock_MHz", 1, 1e5);
+  figures.l2_bytes = chip.integer("l2_bytes", 1, std::int64_t{1} << 40);
+  figures.dram_bytes = chip.integer("dram_bytes", 1, std::int64_t{1} << 50);
+  figures.dram_bw_GBps = chip.positive_number("dram_bw_GBps", 1e-3, 1e7);
+  figures.memory_bus_width_bits = chip.int32("memory_bus_width_bits", 1, 1 << 20);
+  figures.memory_clock_MHz = chip.positive_number("memory_clock_MHz", 1, 1e6);
   chip.reject_unknown_keys();
   return figures;
 }
 
 PeakTflops read_peaks(ObjectReader peaks) {
   PeakTflops out;
-  out.fp32 = peaks.positive_number("fp32");
-  out.fp64 = peaks.positive_number("fp64");
-  out.tf32_tensor_dense = peaks.positive_number_or_null("tf32_tensor_dense");
-  out.fp16_tensor_dense = peaks.positive_number_or_null("fp16_tensor_dense");
-  out.bf16_tensor_dense = peaks.positive_number_or_null("bf16_tensor_dense");
-  out.fp8_tensor_dense = peaks.positive_number_or_null("fp8_tensor_dense");
+  out.fp32 = peaks.positive_number("fp32", kMinTflops, kMaxTflops);
+  out.fp64 = peaks.positive_number("fp64", kMinTflops, kMaxTflops);
+  out.tf32_tensor_dense = peaks.positive_number_or_null("tf32_tensor_dense", kMinTflops, kMaxTflops);
+  out.fp16_tensor_dense = peaks.positive_number_or_null("fp16_tensor_dense", kMinTflops, kMaxTflops);
+  out.bf16_tensor_dense = peaks.positive_number_or_null("bf16_tensor_dense", kMinTflops, kMaxTflops);
+  out.fp8_tensor_dense = peaks.positive_number_or_null("fp8_tensor_dense", kMinTflops, kMaxTflops);
   peaks.reject_unknown_keys();
   return out;
 }
@@ -265,19 +292,38 @@ PeakTflops read_peaks(ObjectReader peaks) {
 MeasuredCeilings read_measured(ObjectReader measured) {
   MeasuredCeilings out;
   out.measurement_run = measured.string("measurement_run");
-  out.ffma_TFLOPS = measured.optional_positive_number("ffma_TFLOPS");
-  out.dram_bw_GBps = measured.optional_positive_number("dram_bw_GBps");
-  out.l2_bw_GBps = measured.optional_positive_number("l2_bw_GBps");
-  out.shared_memory_bw_GBps = measured.optional_positive_number("shared_memory_bw_GBps");
-  out.dram_latency_cycles = measured.optional_positive_number("dram_latency_cycles");
-  out.l2_latency_cycles = measured.optional_positive_number("l2_latency_cycles");
+  out.ffma_TFLOPS = measured.optional_positive_number("ffma_TFLOPS", kMinTflops, kMaxTflops);
+  out.dram_bw_GBps = measured.optional_positive_number("dram_bw_GBps", kMinGBps, kMaxGBps);
+  out.l2_bw_GBps = measured.optional_positive_number("l2_bw_GBps", kMinGBps, kMaxGBps);
+  out.shared_memory_bw_GBps = measured.optional_positive_number("shared_memory_bw_GBps", kMinGBps, kMaxGBps);
+  out.dram_latency_cycles = measured.optional_positive_number("dram_latency_cycles", kMinCycles, kMaxCycles);
+  out.l2_latency_cycles = measured.optional_positive_number("l2_latency_cycles", kMinCycles, kMaxCycles);
   out.shared_memory_latency_cycles =
-      measured.optional_positive_number("shared_memory_latency_cycles");
+      measured.optional_positive_number("shared_memory_latency_cycles", kMinCycles, kMaxCycles);
   measured.reject_unknown_keys();
   return out;
 }
 
 }  // namespace
+
+std::optional<std::string> gpu_id_problem(std::string_view id) {
+  const auto quoted = [&id] { return json_input::quote_for_message(id); };
+  if (id.empty() || id.size() > kMaxGpuIdLength) {
+    return "an id of 1.." + std::to_string(kMaxGpuIdLength) + " characters, got " + quoted();
+  }
+  const auto is_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (!is_alnum(id.front())) {
+    return "an id that starts with a lower-case letter or digit, got " + quoted();
+  }
+  for (char c : id) {
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') {
+      return "an id of lower-case letters, digits, '-', '_' and '.' (it names files and "
+             "folders), got " +
+             quoted();
+    }
+  }
+  return std::nullopt;
+}
 
 SpecError::SpecError(std::string file, std::string field, std::string expectation)
     : std::runtime_error(file + ": field '" + field + "': expected " + expectation),
@@ -289,9 +335,9 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   const std::string file(origin);
   json document;
   try {
-    document = json::parse(json_text);
-  } catch (const json::parse_error& parse_error) {
-    throw SpecError(file, "<document>", "valid JSON (" + std::string(parse_error.what()) + ")");
+    document = json_input::parse_strict(json_text);
+  } catch (const json_input::StrictJsonError& strict) {
+    throw SpecError(file, strict.field(), strict.expectation());
   }
 
   std::vector<std::string> value_paths;  // every value field read, for the sources rule
@@ -300,23 +346,24 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   // The version decides how the rest is read, so it is checked first.
   const json& version = root.raw("schema_version", false);
   if (!version.is_number_integer()) {
-    throw root.error("schema_version", "an integer, got " + version.dump());
+    throw root.error("schema_version", "an integer, got " + describe(version));
   }
   if (version.get<std::int64_t>() != kSpecSchemaVersion) {
     throw root.error("schema_version", "schema_version " + std::to_string(kSpecSchemaVersion) +
                                            " (the version this build reads), got " +
-                                           version.dump());
+                                           describe(version));
   }
 
   GpuSpec spec;
   spec.origin = file;
   spec.id = root.string("id");
+  if (const auto problem = gpu_id_problem(spec.id)) throw root.error("id", *problem);
   spec.name = root.string("name");
   spec.architecture = root.string("architecture");
   {
     ObjectReader cc = root.object("compute_capability");
-    spec.compute_capability.major = cc.int32("major", 1);
-    spec.compute_capability.minor = cc.int32("minor", 0);
+    spec.compute_capability.major = cc.int32("major", 1, 99);
+    spec.compute_capability.minor = cc.int32("minor", 0, 9);
     cc.reject_unknown_keys();
     // The source is given for the pair, not each half.
     value_paths.resize(value_paths.size() - 2);
@@ -359,6 +406,10 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   return spec;
 }
 
+namespace {
+const std::string& embedded_spec_id(const detail::EmbeddedFile& file);
+}  // namespace
+
 GpuSpec load_spec_file(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path)) {
     throw SpecError(path.string(), "<document>", "a readable file (it is a directory)");
@@ -369,8 +420,33 @@ GpuSpec load_spec_file(const std::filesystem::path& path) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_spec(text.str(), path.string());
+  GpuSpec spec = parse_spec(text.str(), path.string());
+  // An embedded id carries that GPU's calibration and measurements: a user's file may use it
+  // only when it is that very file.
+  for (std::size_t i = 0; i < detail::kEmbeddedSpecFileCount; ++i) {
+    const detail::EmbeddedFile& file = detail::kEmbeddedSpecFiles[i];
+    if (embedded_spec_id(file) != spec.id) continue;
+    if (std::string_view(file.bytes, file.size) != text.str()) {
+      throw SpecError(path.string(), "id",
+                      "an id of its own: '" + spec.id +
+                          "' is an embedded GPU whose committed calibration and measurements "
+                          "would be applied to this file (it differs from data/gpus/" +
+                          file.name + ")");
+    }
+  }
+  return spec;
 }
+
+namespace {
+/// The id of an embedded spec file (parsed once with the rest).
+const std::string& embedded_spec_id(const detail::EmbeddedFile& file) {
+  for (const GpuSpec& spec : embedded_specs()) {
+    if (spec.origin == std::string("embedded:") + file.name) return spec.id;
+  }
+  static const std::string none;
+  return none;
+}
+}  // namespace
 
 const std::vector<GpuSpec>& embedded_specs() {
   static const std::vector<GpuSpec> specs = [] {

@@ -610,6 +610,10 @@ KernelAnatomy kernel_anatomy(const gemm::Problem& problem, const TileConfig& con
   if (config.rung < 1 || config.rung > gemm::kRungCount) [[unlikely]] {
     throw_bad_config("rung must be 1..10");
   }
+  if (const char* out_of_bounds = gemm::tile_bounds_problem(config)) [[unlikely]] {
+    throw_bad_config(out_of_bounds);
+  }
+  if (banks < 1 || banks > 64) [[unlikely]] throw_bad_config("banks must be 1..64");
   if (a.threads < 1 || config.bm < 1 || config.bn < 1 ||
       (config.rung >= 2 && (config.bk < 1 || config.tm < 1 || config.tn < 1))) [[unlikely]] {
     throw_bad_config("BM, BN, BK, TM, TN and threads must be >= 1");

@@ -53,8 +53,16 @@ const GpuSpec& as_spec(const py::handle& gpu, std::optional<GpuSpec>& storage) {
   throw py::type_error("gpu: expected a GpuSpec, an embedded GPU id or a path to a .json spec");
 }
 
+/// (M, N, K), each within 1..gemm::kMaxExtent as everywhere else (CLI, files).
 gemm::Problem as_problem(const std::array<std::int64_t, 3>& mnk) {
-  return gemm::Problem{mnk[0], mnk[1], mnk[2]};
+  const gemm::Problem problem{mnk[0], mnk[1], mnk[2]};
+  if (!gemm::extents_in_range(problem)) {
+    throw std::invalid_argument("problem: M, N and K must be within 1.." +
+                                std::to_string(gemm::kMaxExtent) + ", got (" +
+                                std::to_string(problem.m) + ", " + std::to_string(problem.n) +
+                                ", " + std::to_string(problem.k) + ")");
+  }
+  return problem;
 }
 
 gemm::RasterOrder as_raster(const std::string& text) {
@@ -577,10 +585,13 @@ void bind_configs(py::module_& m) {
 void register_exceptions(py::module_& m) {
   py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
   py::register_exception<UnknownGpuError>(m, "UnknownGpuError", PyExc_LookupError);
-  // Registered last, so tried first: a SpecError also carries its parts as attributes.
+  // Registered last, so tried first: a SpecError also carries its parts as attributes; a value
+  // of the wrong Python type is a TypeError (pybind11 would raise RuntimeError).
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const py::cast_error& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const SpecError& e) {
       const py::object type = py::module_::import("roofcast._core").attr("SpecError");
       py::object error = type(e.what());

@@ -6,24 +6,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofcast/json_input.hpp"
 #include "roofcast/spec.hpp"
 
 namespace roofcast::tune {
 
 namespace {
 
-constexpr std::int64_t kMaxExtent = std::int64_t{1} << 31;
+using gemm::kMaxExtent;
 
 std::int64_t extent(const nlohmann::json& entry, const char* key, const std::string& field,
                     std::string_view origin) {
   const std::string path = field + "." + key;
   if (!entry.contains(key)) throw SpecError(std::string(origin), path, "an integer (missing)");
   const nlohmann::json& v = entry.at(key);
-  if (!v.is_number_integer()) throw SpecError(std::string(origin), path, "an integer");
+  const std::string bound = "an integer in 1.." + std::to_string(kMaxExtent);
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > kMaxExtent)) {
+    throw SpecError(std::string(origin), path, bound + ", got " + json_input::describe(v));
+  }
   const std::int64_t value = v.get<std::int64_t>();
   if (value < 1 || value > kMaxExtent) {
-    throw SpecError(std::string(origin), path,
-                    "an integer in 1..2147483648 (got " + std::to_string(value) + ")");
+    throw SpecError(std::string(origin), path, bound + ", got " + std::to_string(value));
   }
   return value;
 }
@@ -34,11 +37,11 @@ std::vector<NamedProblem> parse_problems(std::string_view json_text, std::string
   const std::string file(origin);
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw SpecError(file, "(document)", std::string("valid JSON: ") + error.what());
+    doc = json_input::parse_strict(json_text);
+  } catch (const json_input::StrictJsonError& error) {
+    throw SpecError(file, error.field(), error.expectation());
   }
-  if (!doc.is_object()) throw SpecError(file, "(document)", "a JSON object");
+  if (!doc.is_object()) throw SpecError(file, "<document>", "a JSON object");
   if (!doc.contains("schema_version") || !doc.at("schema_version").is_number_integer() ||
       doc.at("schema_version").get<int>() != kProblemsSchemaVersion) {
     throw SpecError(file, "schema_version",
@@ -71,13 +74,16 @@ std::vector<NamedProblem> parse_problems(std::string_view json_text, std::string
       if (!entry.at("name").is_string() || entry.at("name").get<std::string>().empty()) {
         throw SpecError(file, field + ".name", "a non-empty string");
       }
+      if (const auto problem = json_input::text_problem(entry.at("name").get<std::string>())) {
+        throw SpecError(file, field + ".name", "printable text, got " + *problem);
+      }
       p.name = entry.at("name").get<std::string>();
     } else {
       p.name = std::to_string(p.problem.m) + "x" + std::to_string(p.problem.n) + "x" +
                std::to_string(p.problem.k);
     }
     if (!names.insert(p.name).second) {
-      throw SpecError(file, field + ".name", "a name not used before ('" + p.name + "' repeats)");
+      throw SpecError(file, field + ".name", "a name not used before (" + json_input::quote_for_message(p.name) + " repeats)");
     }
     out.push_back(std::move(p));
   }
@@ -86,7 +92,7 @@ std::vector<NamedProblem> parse_problems(std::string_view json_text, std::string
 
 std::vector<NamedProblem> load_problems(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) throw SpecError(path.string(), "(file)", "a readable problems file");
+  if (!in) throw SpecError(path.string(), "<document>", "a readable problems file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_problems(text.str(), path.string());

@@ -265,7 +265,7 @@ TEST(Problems, ParsesAndRefusesWithFieldNames) {
                                               {"name": "a", "m": 2, "n": 2, "k": 2}]})",
        "problems[1].name"},
       {R"({"schema_version": 1, "problems": [], "extra": 1})", "problems"},
-      {R"(not json)", "(document)"},
+      {R"(not json)", "<document>"},
   };
   for (const auto& [text, field] : bad) {
     try {

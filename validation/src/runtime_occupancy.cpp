@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "roofcast/json_input.hpp"
 #include "roofcast/occupancy.hpp"
 
 namespace roofcast::validation {
@@ -24,7 +25,7 @@ int int_field(const json& object, const char* key, const std::string& where) {
   const json& value = field(object, key, where);
   if (!value.is_number_integer()) {
     throw std::runtime_error("runtime-occupancy measurement: field '" + where + "." + key +
-                             "' must be an integer, got " + value.dump());
+                             "' must be an integer, got " + json_input::describe(value));
   }
   return value.get<int>();
 }
@@ -52,7 +53,7 @@ void compare_property(RuntimeOccupancyComparison& comparison, const json& device
   if (value.get<long long>() != spec_value) {
     comparison.spec_disagreements.push_back(std::string(spec_field) + ": spec " +
                                             std::to_string(spec_value) + ", device " +
-                                            value.dump());
+                                            json_input::describe(value));
   }
 }
 
@@ -62,7 +63,7 @@ void compare_clock(RuntimeOccupancyComparison& comparison, const json& device,
   if (!value.is_number() || std::fabs(value.get<double>() - spec_MHz) > 0.5) {
     comparison.spec_disagreements.push_back(std::string(spec_field) + ": spec " +
                                             std::to_string(spec_MHz) + " MHz, device " +
-                                            value.dump());
+                                            json_input::describe(value));
   }
 }
 
@@ -82,7 +83,7 @@ RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, co
       throw std::runtime_error(
           "runtime-occupancy measurement: each queries.rows entry must have "
           "7 columns, got " +
-          row.dump());
+          json_input::describe(row));
     }
     const json& kernel = kernels.at(row[0].get<std::size_t>());
     const KernelLaunch launch = launch_of(kernel, row[1].get<int>(), row[2].get<int>(),
@@ -93,9 +94,9 @@ RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, co
     if (model_blocks != runtime_blocks) {
       ++comparison.query_mismatches;
       note(comparison, field(kernel, "name", "kernels[]").get<std::string>() + " threads " +
-                           row[1].dump() + " dynamic " + row[2].dump() + " max dynamic " +
-                           row[3].dump() + " carveout " + row[4].dump() + ": runtime " +
-                           row[5].dump() + " (" + row[6].dump() + "), model " +
+                           json_input::describe(row[1]) + " dynamic " + json_input::describe(row[2]) + " max dynamic " +
+                           json_input::describe(row[3]) + " carveout " + json_input::describe(row[4]) + ": runtime " +
+                           json_input::describe(row[5]) + " (" + json_input::describe(row[6]) + "), model " +
                            std::to_string(model_blocks));
     }
   }

@@ -32,6 +32,17 @@ struct Problem {
   }
 };
 
+/// Largest M, N or K anywhere (CLI flags, problems files, measurement files, Python): the
+/// kernels index rows and columns with 32-bit ints, so 2^31 - 1. Every grid product of extents
+/// this large still fits 64 bits (tiles_m * tiles_n <= 2^62).
+inline constexpr std::int64_t kMaxExtent = (std::int64_t{1} << 31) - 1;
+
+/// Whether every extent of `problem` is within 1..kMaxExtent.
+constexpr bool extents_in_range(const Problem& problem) {
+  return problem.m >= 1 && problem.m <= kMaxExtent && problem.n >= 1 && problem.n <= kMaxExtent &&
+         problem.k >= 1 && problem.k <= kMaxExtent;
+}
+
 /// The ladder's rungs, numbered as the kernels/ladder/NN_*.cuh files.
 enum class Rung : int {
   kNaive = 1,           // one thread per output element, coalesced along N
@@ -95,6 +106,22 @@ struct TileConfig {
            stages == o.stages && vector_width == o.vector_width && cluster == o.cluster;
   }
 };
+
+/// Why a config's fields are outside what any rung can mean, or nullptr: BM, BN 1..4096; BK,
+/// TM, TN, WM, WN, threads >= 0 (0: not used or derived) and BK <= 1024, TM, TN <= 64, WM, WN <=
+/// 4096, threads <= 16384; stages 1..16; vector width 1..4; cluster 1..16. Checked before any
+/// tile rule or anatomy, so that no product of these fields overflows an int.
+constexpr const char* tile_bounds_problem(const TileConfig& c) {
+  if (c.bm < 1 || c.bm > 4096 || c.bn < 1 || c.bn > 4096) return "BM and BN must be 1..4096";
+  if (c.bk < 0 || c.bk > 1024) return "BK must be 0..1024";
+  if (c.tm < 0 || c.tm > 64 || c.tn < 0 || c.tn > 64) return "TM and TN must be 0..64";
+  if (c.wm < 0 || c.wm > 4096 || c.wn < 0 || c.wn > 4096) return "WM and WN must be 0..4096";
+  if (c.threads < 0 || c.threads > 16384) return "threads must be 0..16384 (0: derived)";
+  if (c.stages < 1 || c.stages > 16) return "stages must be 1..16";
+  if (c.vector_width < 1 || c.vector_width > 4) return "vector width must be 1..4";
+  if (c.cluster < 1 || c.cluster > 16) return "cluster must be 1..16";
+  return nullptr;
+}
 
 /// ceil(a / b) for positive b.
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

@@ -46,6 +46,10 @@ enum class LaunchFailure {
   kRegistersExceedBlockLimit,            // allocated registers per block > max_registers_per_block
   kDynamicSharedMemoryExceedsKernelMax,  // dynamic > the kernel's max dynamic shared memory
   kSharedMemoryExceedsBlockLimit,        // allocated shared memory > per-block limit + reserved
+  /// Within every per-block limit, yet no block fits on an SM: a warp's registers exceed one
+  /// register-file sub-partition, or the block's shared memory (reserved bytes included)
+  /// exceeds the largest carveout. The runtime answers 0 blocks; a launch fails.
+  kNoBlockFitsOnSm,
 };
 
 std::string to_string(LaunchFailure failure);

@@ -128,6 +128,13 @@ class UnknownGpuError : public std::runtime_error {
   explicit UnknownGpuError(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// Longest GPU id: ids name folders (data/measurements/<id>/, reports/<id>/) and files.
+inline constexpr std::size_t kMaxGpuIdLength = 64;
+
+/// Why `id` cannot be a GPU id, or empty when it can: 1..kMaxGpuIdLength characters of
+/// [a-z0-9._-], starting with a letter or digit (so no '/', no "..", never absolute).
+std::optional<std::string> gpu_id_problem(std::string_view id);
+
 /// Parses and validates one spec document. `origin` names it in errors.
 GpuSpec parse_spec(std::string_view json_text, std::string_view origin);
 

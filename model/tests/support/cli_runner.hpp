@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace roofcast::test {
 
@@ -29,6 +30,13 @@ inline std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+/// The binary under test: ROOFCAST_CLI, or $ROOFCAST_TEST_CLI when set (to run these tests
+/// against another build, e.g. an earlier revision's, and see which of them it fails).
+inline std::string cli_binary() {
+  const char* other = std::getenv("ROOFCAST_TEST_CLI");
+  return other != nullptr ? other : ROOFCAST_CLI;
+}
+
 /// `roofcast <arguments>` through the shell; stdout and stderr captured separately.
 inline CliRun run_cli(const std::string& arguments) {
   namespace fs = std::filesystem;
@@ -37,8 +45,41 @@ inline CliRun run_cli(const std::string& arguments) {
   const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(++calls);
   const fs::path out = dir / ("roofcast_cli_out_" + tag);
   const fs::path err = dir / ("roofcast_cli_err_" + tag);
-  const std::string command = std::string("'") + ROOFCAST_CLI + "' " + arguments + " >'" +
+  const std::string command = "'" + cli_binary() + "' " + arguments + " >'" +
                               out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = read_file(out);
+  run.err = read_file(err);
+  fs::remove(out);
+  fs::remove(err);
+  return run;
+}
+
+/// `text` as one shell word: single-quoted, ' written as '\'' (any bytes but NUL survive).
+inline std::string shell_word(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+/// `roofcast ARGS...` with each argument passed exactly as given (quotes, newlines and all),
+/// after `environment` (e.g. "PATH=/nonexistent"; empty for none).
+inline CliRun run_cli_args(const std::vector<std::string>& args,
+                           const std::string& environment = "") {
+  std::string arguments;
+  for (const std::string& arg : args) arguments += shell_word(arg) + " ";
+  if (environment.empty()) return run_cli(arguments);
+  namespace fs = std::filesystem;
+  static int calls = 0;
+  const fs::path dir = fs::temp_directory_path();
+  const std::string tag = std::to_string(::getpid()) + "_env_" + std::to_string(++calls);
+  const fs::path out = dir / ("roofcast_cli_out_" + tag);
+  const fs::path err = dir / ("roofcast_cli_err_" + tag);
+  const std::string command = "env " + environment + " '" + cli_binary() + "' " +
+                              arguments + " >'" + out.string() + "' 2>'" + err.string() +
+                              "' </dev/null";
   const int status = std::system(command.c_str());
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -199,6 +199,7 @@ constexpr int shared_memory_bytes(const TileConfig& c) {
 /// The kernels static_assert the same predicates, so a valid config always compiles.
 constexpr const char* violated_rule(const TileConfig& c) {
   if (c.rung < 1 || c.rung > gemm::kRungCount) return "rung must be 1..10";
+  if (const char* out_of_bounds = gemm::tile_bounds_problem(c)) return out_of_bounds;
   return c.rung <= 6 ? rules::violated_rule_rungs_1_6(c) : rules::violated_rule_rungs_7_10(c);
 }
 
