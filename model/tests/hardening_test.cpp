@@ -358,12 +358,16 @@ TEST(GnuplotInjection, TheReportOfAUserSpecRunsNothingAndStaysInItsFolder) {
   ScratchDir dir("roofcast_inject_report");
   const fs::path marker = dir.path / "PWNED";
   const fs::path spec = user_spec(dir, "user-gpu", kBackquoteName + marker.string() + "`");
-  const fs::path out = dir.path / "report";
+  // --out with a quote in it: set output '...' ended there and ran the rest.
+  const std::string marker_name = "PWNED_OUT_" + std::to_string(::getpid());
+  const fs::path out = dir.path / ("report'; system 'touch " + marker_name + "'; '");
   const auto run = run_cli_args(
       {"report", "--spec", spec.string(), "--root", kRoot.string(), "--out", out.string()});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(fs::exists(out / "README.md"));
+  EXPECT_TRUE(fs::exists(out / "ladder.svg"));
   EXPECT_FALSE(fs::exists(marker));
+  EXPECT_FALSE(fs::exists(fs::current_path() / marker_name));
   // A spec id that is a path is refused before anything is written.
   json document = h200_document();
   document["id"] = "../../escaped";
@@ -439,11 +443,26 @@ TEST(Writers, AReportNeverOverwritesAFileItDidNotWrite) {
 
 TEST(Writers, AFailedReportLeavesTheFolderAsItWas) {
   ScratchDir dir("roofcast_report_failed");
-  const auto run = run_cli_args({"report", "--gpu", "h200-sxm", "--root", kRoot.string(),
-                                 "--out", dir.path.string()},
-                                "PATH=/nonexistent");
+  // A gnuplot that draws two figures and then fails: before, the first figures stayed beside
+  // whatever README the folder had.
+  const fs::path bin = dir.path / "bin";
+  fs::create_directories(bin);
+  const fs::path fake = bin / "gnuplot";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "if [ \"$1\" = --version ]; then echo 'gnuplot 5.4 patchlevel 4'; exit 0; fi\n"
+                         "count=$(cat '" << (dir.path / "count").string() << "' 2>/dev/null || echo 0)\n"
+                         "echo $((count + 1)) > '" << (dir.path / "count").string() << "'\n"
+                         "[ \"$count\" -ge 2 ] && exit 1\n"
+                         "exec /usr/bin/gnuplot \"$@\"\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const fs::path out = dir.path / "out";
+  fs::create_directories(out);
+  const auto run = run_cli_args({"report", "--gpu", "h200-sxm", "--root", kRoot.string(), "--out",
+                                 out.string()},
+                                "PATH=" + bin.string() + ":/usr/bin:/bin");
   EXPECT_NE(run.exit_code, 0);
-  EXPECT_TRUE(fs::is_empty(dir.path)) << "a failed run left files behind";
+  EXPECT_NE(run.err.find("gnuplot failed"), std::string::npos) << run.err;
+  EXPECT_TRUE(fs::is_empty(out)) << "a failed run left files behind";
 }
 
 TEST(Writers, TheReportCountsEveryFigureItWrites) {

@@ -311,7 +311,7 @@ TEST(PublishedLadders, ErrorsNameTheFileAndTheField) {
                       "ladders[0].steps[1].pct_of_cublas_min");
   expect_ladder_error(kLadder, "\"gflops\": 300, \"pct_of_cublas\": 1.5",
                       "\"gflops\": null, \"pct_of_cublas\": null", "ladders[0].steps[0].gflops");
-  expect_ladder_error(kLadder, "\"gflops\": 300", "\"gflops\": -3", "expected a number >= 0");
+  expect_ladder_error(kLadder, "\"gflops\": 300", "\"gflops\": -3", "expected a number in 0..1e9");
   expect_ladder_error(kLadder, "\"fp32_peak_TFLOPS\": null", "\"fp32_peak_TFLOPS\": 30",
                       "field 'ladders[0].fp32_peak_source'");
   expect_ladder_error(kLadder, "{\"schema_version\"", "[{\"schema_version\"", "not valid JSON");

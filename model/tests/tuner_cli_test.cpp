@@ -143,3 +143,30 @@ TEST(SelectionCli, MissingMeasurementIsAnError) {
 }
 
 }  // namespace
+
+namespace {
+
+// A degenerate selection run (no shape with a timed registry case) printed inf and -nan tables
+// with exit status 0; it is an error now.
+TEST(SelectionCli, ADegenerateRunIsAnErrorNotATableOfInfinities) {
+  namespace fs = std::filesystem;
+  const fs::path data = fs::path(ROOFCAST_DATA_DIR) / "measurements" / "h200-sxm";
+  nlohmann::json document =
+      nlohmann::json::parse(read_file(data / "sgemm-selection.json"));
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& c : document["cases"]) {
+    if (c["kernel"] == "cublas") kept.push_back(c);
+  }
+  document["cases"] = kept;
+  const fs::path file =
+      fs::temp_directory_path() / ("roofcast_degenerate_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << document.dump();
+  const CliRun run = run_cli("selection --gpu h200-sxm --measurements '" + file.string() +
+                             "' --training '" + (data / "sgemm-ladder.json").string() + "'");
+  fs::remove(file);
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.err.find("no shape with a timed registry case"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out.find("inf"), std::string::npos) << run.out;
+}
+
+}  // namespace

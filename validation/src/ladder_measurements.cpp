@@ -7,8 +7,11 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
+
+#include "roofcast/json_input.hpp"
 
 namespace roofcast::validation {
 namespace {
@@ -180,14 +183,20 @@ class Reader {
 
   [[noreturn]] void fail(const std::string& field, const std::string& expectation,
                          const json& got) const {
-    throw LadderMeasurementError(*file_, field, expectation + ", got " + got.dump());
+    throw LadderMeasurementError(*file_, field, expectation + ", got " + json_input::describe(got));
   }
   [[noreturn]] void fail(const std::string& field, const std::string& expectation) const {
     throw LadderMeasurementError(*file_, field, expectation);
   }
 
+  /// The dotted path of `key`; a key that is not printable (or is long) appears quoted and
+  /// escaped, so that no error message carries a control character.
   std::string where(std::string_view key) const {
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+    const std::string name =
+        json_input::text_problem(key) || key.size() > json_input::kMaxQuotedChars
+            ? json_input::quote_for_message(key)
+            : std::string(key);
+    return path_.empty() ? name : path_ + "." + name;
   }
 
   /// The value of `key`; null counts as absent.
@@ -208,14 +217,23 @@ class Reader {
     if (!value.is_string() || value.get<std::string>().empty()) {
       fail(where(key), "a non-empty string", value);
     }
-    return value.get<std::string>();
+    return printable(key, value);
   }
 
   /// A string that may be empty (an unknown host, say).
   std::string any_string(std::string_view key) {
     const json& value = raw(key);
     if (!value.is_string()) fail(where(key), "a string", value);
-    return value.get<std::string>();
+    return printable(key, value);
+  }
+
+  /// `key` itself, for objects whose keys the loader keeps (benchmark names, stall reasons):
+  /// printable like every kept string.
+  std::string name(std::string_view key) const {
+    if (const auto problem = json_input::text_problem(key)) {
+      fail(where(key), "a printable name (" + *problem + ")");
+    }
+    return std::string(key);
   }
 
   std::optional<std::string> optional_string(std::string_view key) {
@@ -236,6 +254,36 @@ class Reader {
       fail(where(key), "an integer >= " + std::to_string(minimum), value);
     }
     return number;
+  }
+
+  /// An integer in minimum..maximum; `expectation` replaces "an integer in MIN..MAX".
+  std::int64_t integer_in(std::string_view key, std::int64_t minimum, std::int64_t maximum,
+                          const std::string& expectation = "") {
+    const json& value = raw(key);
+    if (!value.is_number_integer()) fail(where(key), "an integer", value);
+    // Beyond int64 (an unsigned 2^63 and up) is beyond every maximum.
+    const bool beyond = value.is_number_unsigned() &&
+                        value.get<std::uint64_t>() >
+                            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    const std::int64_t number = beyond ? 0 : value.get<std::int64_t>();
+    if (beyond || number < minimum || number > maximum) {
+      fail(where(key),
+           expectation.empty()
+               ? "an integer in " + std::to_string(minimum) + ".." + std::to_string(maximum)
+               : expectation,
+           value);
+    }
+    return number;
+  }
+
+  int int32_in(std::string_view key, int minimum, int maximum) {
+    return static_cast<int>(integer_in(key, minimum, maximum));
+  }
+
+  std::optional<int> optional_int32_in(std::string_view key, int minimum, int maximum) {
+    consumed_.insert(std::string(key));
+    if (!has(key)) return std::nullopt;
+    return int32_in(key, minimum, maximum);
   }
 
   int int32(std::string_view key, int minimum) {
@@ -281,6 +329,29 @@ class Reader {
     return number(key, minimum);
   }
 
+  /// A number in minimum..maximum `unit`: "a number in 1..100000 MHz"; `what` replaces
+  /// "a number".
+  double number_in(std::string_view key, double minimum, double maximum, std::string_view unit,
+                   std::string_view what = "a number") {
+    const json& value = raw(key);
+    if (!value.is_number()) fail(where(key), "a number", value);
+    const double x = value.get<double>();
+    if (!(x >= minimum && x <= maximum)) {
+      fail(where(key),
+           std::string(what) + " in " + format(minimum) + ".." + format(maximum) + " " +
+               std::string(unit),
+           value);
+    }
+    return x;
+  }
+
+  std::optional<double> optional_number_in(std::string_view key, double minimum, double maximum,
+                                           std::string_view unit) {
+    consumed_.insert(std::string(key));
+    if (!has(key)) return std::nullopt;
+    return number_in(key, minimum, maximum, unit);
+  }
+
   Reader object(std::string_view key) { return Reader(raw(key), where(key), file_); }
 
   std::optional<Reader> optional_object(std::string_view key) {
@@ -299,6 +370,12 @@ class Reader {
   const std::string& path() const { return path_; }
   const std::string& file() const { return *file_; }
 
+  static std::string format(double x) {
+    std::ostringstream out;
+    out << x;
+    return out.str();
+  }
+
   void reject_unknown_keys() const {
     for (const auto& item : object_.items()) {
       if (consumed_.count(item.key()) == 0) {
@@ -310,10 +387,12 @@ class Reader {
   }
 
  private:
-  static std::string format(double x) {
-    std::ostringstream out;
-    out << x;
-    return out.str();
+  std::string printable(std::string_view key, const json& value) const {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (const auto problem = json_input::text_problem(text)) {
+      fail(where(key), "printable text (" + *problem + ")", value);
+    }
+    return text;
   }
 
   const json& object_;
@@ -322,6 +401,53 @@ class Reader {
   std::set<std::string> consumed_;
 };
 
+// ---- what a measurement can mean ----------------------------------------------------------
+// Bounds on what the loader accepts (data/measurements/SCHEMA.md, "Bounds"): a value outside
+// cannot be meant by a GPU measurement, and a consumer computing with it overflows or divides by
+// zero. Every error states the bound.
+
+// One launch's time: 1 ns (far below a CUDA event's ~0.5 us resolution) to 1e7 ms (2.8 hours).
+constexpr double kMinTimeMs = 1e-6;
+constexpr double kMaxTimeMs = 1e7;
+// The ceilings of `measured`: the spec loader's bounds (model/src/spec.cpp, read_measured), so
+// that the block copies into data/gpus/<id>.json and loads there: a GFLOPS to an exaFLOPS,
+// 1 MB/s to 10 PB/s, 1 to a million cycles.
+constexpr double kMinTflops = 1e-3;
+constexpr double kMaxTflops = 1e6;
+constexpr double kMinGBps = 1e-3;
+constexpr double kMaxGBps = 1e7;
+constexpr double kMinCycles = 1;
+constexpr double kMaxCycles = 1e6;
+// The device, as the spec loader bounds a chip (read_chip): SMs, clocks, memory sizes.
+constexpr int kMaxSmCount = 1 << 12;
+constexpr double kMinClockMHz = 1;
+constexpr double kMaxSmClockMHz = 1e5;
+constexpr double kMaxMemoryClockMHz = 1e6;
+constexpr std::int64_t kMaxL2Bytes = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxDramBytes = std::int64_t{1} << 50;
+// A kernel: CUDA's limits on every GPU so far, with room (255 registers per thread and 1024
+// threads per block since compute capability 2.0/3.5, 512 KiB of local memory per thread).
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr int kMaxRegistersPerThread = 255;
+constexpr int kMaxSharedBytes = 1 << 24;  // the spec loader's bound on an SM's shared memory
+constexpr int kMaxLocalBytes = 512 * 1024;
+constexpr int kMinBinaryVersion = 10;  // major * 10 + minor: sm_10
+constexpr int kMaxBinaryVersion = 999;
+constexpr int kMaxBlocksPerSm = 1 << 10;  // the spec loader's max_blocks_per_sm bound
+constexpr int kMaxActiveClusters = kMaxSmCount * kMaxBlocksPerSm;  // one block each, at most
+// A case's tflops is 2 M N K over its median time; the file rounds both (6 and 5 digits).
+constexpr double kRateTolerance = 1e-3;
+
+/// Whether `text` is a compute capability "MAJOR.MINOR": major 1..99, minor 0..9 (the spec
+/// loader's bounds), no leading zero.
+bool is_compute_capability(std::string_view text) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot > 2 || text.size() != dot + 2) return false;
+  if (text[0] == '0' || !digit(text[0]) || (dot == 2 && !digit(text[1]))) return false;
+  return digit(text[dot + 1]);
+}
+
 LadderContext read_context(Reader r) {
   LadderContext c;
   c.tool = r.string("tool");
@@ -329,12 +455,18 @@ LadderContext read_context(Reader r) {
   c.command_line = r.any_string("command_line");
   c.gpu_name = r.string("gpu_name");
   c.spec_id = r.string("spec_id");
+  if (const auto problem = gpu_id_problem(c.spec_id)) r.fail(r.where("spec_id"), *problem);
   c.compute_capability = r.string("compute_capability");
-  c.sm_count = r.int32("sm_count", 1);
-  c.sm_clock_max_MHz = r.number("sm_clock_max_MHz", 0);
-  c.memory_clock_MHz = r.number("memory_clock_MHz", 0);
-  c.l2_bytes = r.integer("l2_bytes", 1);
-  c.dram_bytes = r.integer("dram_bytes", 1);
+  if (!is_compute_capability(c.compute_capability)) {
+    r.fail(r.where("compute_capability"),
+           "a compute capability MAJOR.MINOR (major 1..99, minor 0..9, as in the spec files)",
+           r.raw("compute_capability"));
+  }
+  c.sm_count = r.int32_in("sm_count", 1, kMaxSmCount);
+  c.sm_clock_max_MHz = r.number_in("sm_clock_max_MHz", kMinClockMHz, kMaxSmClockMHz, "MHz");
+  c.memory_clock_MHz = r.number_in("memory_clock_MHz", kMinClockMHz, kMaxMemoryClockMHz, "MHz");
+  c.l2_bytes = r.integer_in("l2_bytes", 1, kMaxL2Bytes);
+  c.dram_bytes = r.integer_in("dram_bytes", 1, kMaxDramBytes);
   c.driver_version = r.string("driver_version");
   c.cuda_runtime_version = r.string("cuda_runtime_version");
   c.cublas_version = r.string("cublas_version");
@@ -343,9 +475,10 @@ LadderContext read_context(Reader r) {
   c.host = r.any_string("host");
   c.clock_source = r.string("clock_source");
   c.seed = r.unsigned64("seed");
-  c.repeats = r.int32("repeats", 0);
-  c.warmups = r.int32("warmups", 0);
-  c.rotation_min_bytes = r.integer("rotation_min_bytes", 0);
+  // 0 in check-only runs; read_document requires >= 1 when a case is timed.
+  c.repeats = r.int32_in("repeats", 0, std::numeric_limits<int>::max());
+  c.warmups = r.int32_in("warmups", 0, std::numeric_limits<int>::max());
+  c.rotation_min_bytes = r.integer_in("rotation_min_bytes", 0, kMaxDramBytes);
   c.ncu_version = r.optional_string("ncu_version");
   c.ncu_status = r.optional_string("ncu_status");
   r.reject_unknown_keys();
@@ -355,23 +488,33 @@ LadderContext read_context(Reader r) {
 Microbenchmarks read_microbenchmarks(Reader r) {
   Microbenchmarks out;
   Reader m = r.object("measured");
+  const auto tflops = [&m](const char* key) {
+    return m.optional_number_in(key, kMinTflops, kMaxTflops, "TFLOPS (the spec loader's bounds)");
+  };
+  const auto bandwidth = [&m](const char* key) {
+    return m.optional_number_in(key, kMinGBps, kMaxGBps, "GB/s (the spec loader's bounds)");
+  };
+  const auto latency = [&m](const char* key) {
+    return m.optional_number_in(key, kMinCycles, kMaxCycles, "cycles (the spec loader's bounds)");
+  };
   out.measured.measurement_run = m.string("measurement_run");
-  out.measured.ffma_TFLOPS = m.optional_number("ffma_TFLOPS", 0);
-  out.measured.dram_bw_GBps = m.optional_number("dram_bw_GBps", 0);
-  out.measured.l2_bw_GBps = m.optional_number("l2_bw_GBps", 0);
-  out.measured.shared_memory_bw_GBps = m.optional_number("shared_memory_bw_GBps", 0);
-  out.measured.dram_latency_cycles = m.optional_number("dram_latency_cycles", 0);
-  out.measured.l2_latency_cycles = m.optional_number("l2_latency_cycles", 0);
-  out.measured.shared_memory_latency_cycles = m.optional_number("shared_memory_latency_cycles", 0);
+  out.measured.ffma_TFLOPS = tflops("ffma_TFLOPS");
+  out.measured.dram_bw_GBps = bandwidth("dram_bw_GBps");
+  out.measured.l2_bw_GBps = bandwidth("l2_bw_GBps");
+  out.measured.shared_memory_bw_GBps = bandwidth("shared_memory_bw_GBps");
+  out.measured.dram_latency_cycles = latency("dram_latency_cycles");
+  out.measured.l2_latency_cycles = latency("l2_latency_cycles");
+  out.measured.shared_memory_latency_cycles = latency("shared_memory_latency_cycles");
   m.reject_unknown_keys();
   Reader raw = r.object("raw");
   for (const auto& item : raw.value().items()) {
-    Reader bench = raw.object(item.key());
+    Reader bench = raw.object(raw.name(item.key()));
     RawMicrobenchmark entry;
     entry.method = bench.string("method");
     for (const auto& value : bench.value().items()) {
       if (value.key() == "method") continue;
-      entry.values[value.key()] = bench.number(value.key(), -std::numeric_limits<double>::max());
+      entry.values[bench.name(value.key())] =
+          bench.number(value.key(), -std::numeric_limits<double>::max());
     }
     out.raw[item.key()] = entry;
   }
@@ -404,7 +547,11 @@ gemm::TileConfig read_config(Reader r) {
 MeasuredKernel read_kernel(Reader r) {
   MeasuredKernel k;
   k.id = r.string("id");
-  k.registry_index = r.int32("registry_index", 0);
+  constexpr int kLastIndex = static_cast<int>(kernels::kRegistrySize) - 1;
+  k.registry_index = static_cast<int>(r.integer_in(
+      "registry_index", 0, kLastIndex,
+      "an index into this build's kernel registry, 0.." + std::to_string(kLastIndex) +
+          " (kernels::kRegistrySize is " + std::to_string(kernels::kRegistrySize) + ")"));
   const int rung = r.int32("rung", 1);
   const std::string role = r.string("role");
   if (role != "ladder" && role != "sweep") r.fail(r.where("role"), "ladder or sweep", role);
@@ -416,16 +563,39 @@ MeasuredKernel read_kernel(Reader r) {
   if (kernels::kernel_id(k.config) != k.id) {
     r.fail(r.where("id"), "the id of its config, '" + kernels::kernel_id(k.config) + "'", k.id);
   }
-  k.threads_per_block = r.int32("threads_per_block", 1);
-  k.registers_per_thread = r.int32("registers_per_thread", 0);
-  k.static_shared_bytes = r.int32("static_shared_bytes", 0);
-  k.dynamic_shared_bytes = r.int32("dynamic_shared_bytes", 0);
-  k.max_dynamic_shared_bytes = r.int32("max_dynamic_shared_bytes", 0);
-  k.preferred_carveout_percent = r.optional_int32("preferred_carveout_percent", 0);
-  k.local_bytes = r.int32("local_bytes", 0);
-  k.binary_version = r.int32("binary_version", 0);
-  k.runtime_blocks_per_sm = r.int32("runtime_blocks_per_sm", 0);
-  k.runtime_max_active_clusters = r.optional_int32("runtime_max_active_clusters", 0);
+  // The file's kernel is this build's registry entry: same index, config and role.
+  const std::size_t listed = kernels::find_kernel(k.id);
+  if (listed != static_cast<std::size_t>(k.registry_index)) {
+    r.fail(r.where("registry_index"),
+           listed == kernels::kRegistrySize
+               ? "a registry entry's index, but its config is not in this build's kernel "
+                 "registry (a kernel the registry no longer has)"
+               : "the index of its config in this build's kernel registry (" +
+                     std::to_string(listed) + ")",
+           k.registry_index);
+  }
+  const kernels::RegistryEntry& entry = kernels::kRegistry[listed];
+  if (!(entry.config == k.config)) {
+    r.fail(r.where("config"), "the config of registry entry " + std::to_string(listed) + " ('" +
+                                  kernels::kernel_id(entry.config) + "')");
+  }
+  if (entry.role != k.role) {
+    r.fail(r.where("role"),
+           "the role of registry entry " + std::to_string(listed) + ", \"" +
+               std::string(role_text(entry.role)) + "\"",
+           role);
+  }
+  k.threads_per_block = r.int32_in("threads_per_block", 1, kMaxThreadsPerBlock);
+  k.registers_per_thread = r.int32_in("registers_per_thread", 0, kMaxRegistersPerThread);
+  k.static_shared_bytes = r.int32_in("static_shared_bytes", 0, kMaxSharedBytes);
+  k.dynamic_shared_bytes = r.int32_in("dynamic_shared_bytes", 0, kMaxSharedBytes);
+  k.max_dynamic_shared_bytes = r.int32_in("max_dynamic_shared_bytes", 0, kMaxSharedBytes);
+  k.preferred_carveout_percent = r.optional_int32_in("preferred_carveout_percent", 0, 100);
+  k.local_bytes = r.int32_in("local_bytes", 0, kMaxLocalBytes);
+  k.binary_version = r.int32_in("binary_version", kMinBinaryVersion, kMaxBinaryVersion);
+  k.runtime_blocks_per_sm = r.int32_in("runtime_blocks_per_sm", 0, kMaxBlocksPerSm);
+  k.runtime_max_active_clusters =
+      r.optional_int32_in("runtime_max_active_clusters", 0, kMaxActiveClusters);
   r.reject_unknown_keys();
   return k;
 }
@@ -440,7 +610,7 @@ NcuMetrics read_ncu(Reader r) {
   n.duration_ns = r.optional_number("duration_ns", 0);
   if (auto stalls = r.optional_object("stalls")) {
     for (const auto& item : stalls->value().items()) {
-      n.stalls[item.key()] = stalls->number(item.key(), 0);
+      n.stalls[stalls->name(item.key())] = stalls->number(item.key(), 0);
     }
   }
   n.kernels = r.int32("kernels", 0);
@@ -456,9 +626,11 @@ MeasuredCase read_case(Reader r) {
   const auto parsed_set = parse_case_set(set);
   if (!parsed_set) r.fail(r.where("set"), "one of ladder, sweep, check", set);
   c.set = *parsed_set;
-  c.problem.m = r.integer("m", 1);
-  c.problem.n = r.integer("n", 1);
-  c.problem.k = r.integer("k", 1);
+  const std::string extent = "an integer in 1.." + std::to_string(gemm::kMaxExtent) +
+                             " (gemm::kMaxExtent: the kernels index with 32-bit ints)";
+  c.problem.m = r.integer_in("m", 1, gemm::kMaxExtent, extent);
+  c.problem.n = r.integer_in("n", 1, gemm::kMaxExtent, extent);
+  c.problem.k = r.integer_in("k", 1, gemm::kMaxExtent, extent);
   if (const auto raster = r.optional_string("raster")) {
     const auto parsed = gemm::parse_raster_order(*raster);
     if (!parsed) {
@@ -484,26 +656,63 @@ MeasuredCase read_case(Reader r) {
     if (c.outcome != Outcome::kPassed) {
       r.fail(r.where("time_ms"), "absent: only passed cases are timed");
     }
+    const auto time_of = [&time](const char* key) {
+      return time->number_in(key, kMinTimeMs, kMaxTimeMs,
+                             "ms (one GPU kernel launch: 1 ns to 2.8 hours)", "a time");
+    };
     TimeSummaryMs t;
-    t.median = time->number("median", 0);
-    t.min = time->number("min", 0);
-    t.max = time->number("max", 0);
+    t.median = time_of("median");
+    t.min = time_of("min");
+    t.max = time_of("max");
     if (!(t.min <= t.median && t.median <= t.max)) {
       time->fail(time->path(), "min <= median <= max", time->value());
     }
     time->reject_unknown_keys();
     c.time_ms = t;
-    c.repeats = r.int32("repeats", 1);
-    c.input_sets = r.int32("input_sets", 1);
+    c.repeats = r.int32_in("repeats", 1, std::numeric_limits<int>::max());
+    c.input_sets = r.int32_in("input_sets", 1, std::numeric_limits<int>::max());
   }
-  c.tflops = r.optional_number("tflops", 0);
+  if (const auto rate = r.optional_number("tflops", 0)) {
+    const json& value = r.raw("tflops");
+    const double tflops = *rate;
+    if (!(tflops > 0 && tflops <= kMaxTflops)) {
+      r.fail(r.where("tflops"),
+             "a rate above 0 and at most " + Reader::format(kMaxTflops) + " TFLOPS", value);
+    }
+    if (!c.time_ms) r.fail(r.where("tflops"), "absent: only timed cases have a rate", value);
+    const double expected = tflops_of(c.problem, c.time_ms->median);
+    if (!(std::abs(tflops - expected) <= kRateTolerance * expected)) {
+      char text[128];
+      std::snprintf(text, sizeof text, "2 M N K / median time (%.5g TFLOPS) within %g%%", expected,
+                    100 * kRateTolerance);
+      r.fail(r.where("tflops"), text, value);
+    }
+    c.tflops = tflops;
+  }
   c.grid_blocks = r.optional_integer("grid_blocks", 1);
   c.waves = r.optional_number("waves", 0);
-  c.sm_clock_MHz_before = r.optional_number("sm_clock_MHz_before", 0);
-  c.sm_clock_MHz_after = r.optional_number("sm_clock_MHz_after", 0);
+  c.sm_clock_MHz_before =
+      r.optional_number_in("sm_clock_MHz_before", kMinClockMHz, kMaxSmClockMHz, "MHz");
+  c.sm_clock_MHz_after =
+      r.optional_number_in("sm_clock_MHz_after", kMinClockMHz, kMaxSmClockMHz, "MHz");
   if (auto ncu = r.optional_object("ncu")) c.ncu = read_ncu(*ncu);
   r.reject_unknown_keys();
   return c;
+}
+
+/// Why a registry kernel cannot have been launched in `raster`, or empty: rungs 1-6 walk
+/// row-major, rungs 7-10 take row-major, column-major and grouped orders, and Z-order is the
+/// model's only (gemm::RasterKind::kZOrder).
+std::optional<std::string> raster_problem(const gemm::TileConfig& config,
+                                          const gemm::RasterOrder& raster) {
+  if (!kernels::takes_raster_order(config)) {
+    if (raster.kind == gemm::RasterKind::kRowMajor) return std::nullopt;
+    return "row_major: rung " + std::to_string(config.rung) + " launches row-major only";
+  }
+  if (raster.kind == gemm::RasterKind::kZOrder) {
+    return std::string("row_major, column_major or grouped:G: z_order is never launched");
+  }
+  return std::nullopt;
 }
 
 LadderMeasurement read_document(const json& document, const std::string& file) {
@@ -520,24 +729,46 @@ LadderMeasurement read_document(const json& document, const std::string& file) {
   if (auto micro = root.optional_object("microbenchmarks")) {
     m.microbenchmarks = read_microbenchmarks(*micro);
   }
+  // Kernel id -> its index in m.kernels, built once: the duplicate check and every case's
+  // lookup are one hash lookup each (a scan per kernel or per case is quadratic).
+  std::unordered_map<std::string, std::size_t> kernel_index;
   const json& kernels = root.array("kernels");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    m.kernels.push_back(
-        read_kernel(Reader(kernels[i], "kernels[" + std::to_string(i) + "]", &file)));
-    for (std::size_t j = 0; j + 1 < m.kernels.size(); ++j) {
-      if (m.kernels[j].id == m.kernels.back().id) {
-        root.fail("kernels[" + std::to_string(i) + "].id", "an id listed once", m.kernels[j].id);
-      }
+    const std::string path = "kernels[" + std::to_string(i) + "]";
+    MeasuredKernel kernel = read_kernel(Reader(kernels[i], path, &file));
+    const auto [listed, inserted] = kernel_index.emplace(kernel.id, i);
+    if (!inserted) {
+      root.fail(path + ".id",
+                "an id listed once (kernels[" + std::to_string(listed->second) + "] has it)",
+                kernel.id);
     }
+    m.kernels.push_back(std::move(kernel));
   }
   const json& cases = root.array("cases");
+  std::optional<std::size_t> first_timed;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string path = "cases[" + std::to_string(i) + "]";
     MeasuredCase c = read_case(Reader(cases[i], path, &file));
-    if (c.kernel != kCublasKernel && m.find_kernel(c.kernel) == nullptr) {
-      root.fail(path + ".kernel", "\"cublas\" or the id of a kernel in 'kernels'", c.kernel);
+    if (c.kernel != kCublasKernel) {
+      const auto found = kernel_index.find(c.kernel);
+      if (found == kernel_index.end()) {
+        root.fail(path + ".kernel", "\"cublas\" or the id of a kernel in 'kernels'", c.kernel);
+      }
+      // A case the harness did not launch (not_supported) records the order it was asked for.
+      const auto problem = raster_problem(m.kernels[found->second].config, *c.raster);
+      if (problem && c.outcome != Outcome::kNotSupported) {
+        root.fail(path + ".raster",
+                  *problem + " (only a not_supported case may record another order)",
+                  gemm::to_string(*c.raster));
+      }
     }
+    if (c.time_ms && !first_timed) first_timed = i;
     m.cases.push_back(std::move(c));
+  }
+  if (first_timed && m.context.repeats < 1) {
+    root.fail("context.repeats",
+              "at least 1 when a case is timed (cases[" + std::to_string(*first_timed) + "] is)",
+              m.context.repeats);
   }
   root.reject_unknown_keys();
   return m;
@@ -612,10 +843,9 @@ LadderMeasurement parse_ladder_measurement(std::string_view json_text, std::stri
   const std::string file(origin);
   json document;
   try {
-    document = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& error) {
-    throw LadderMeasurementError(file, "<document>",
-                                 std::string("valid JSON (") + error.what() + ")");
+    document = json_input::parse_strict(json_text);
+  } catch (const json_input::StrictJsonError& error) {
+    throw LadderMeasurementError(file, error.field(), error.expectation());
   }
   return read_document(document, file);
 }

@@ -1,7 +1,9 @@
 #include "roofcast/validation/selection.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -47,7 +49,9 @@ SelectorOutcome outcome_of(const std::vector<std::size_t>& order,
     for (std::size_t r = 0; r < order.size(); ++r) {
       score[order[r]] = static_cast<double>(order.size() - r);
     }
-    o.spearman = spearman_rank_correlation(score, measured_tflops);
+    // NaN when either side is constant (every config measured alike): no correlation then.
+    const double rho = spearman_rank_correlation(score, measured_tflops);
+    if (std::isfinite(rho)) o.spearman = rho;
   }
   return o;
 }
@@ -83,6 +87,13 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
                                 ") has no selection cases: run roofcast-validate --selection");
   }
 
+  // The listed kernels that this build's registry has, by id, built once: one lookup per case
+  // (scanning the kernel list and the registry per case is cases x kernels).
+  std::map<std::string, const MeasuredKernel*, std::less<>> kernels_by_id;
+  for (const MeasuredKernel& k : selection.kernels) {
+    if (kernels::find_kernel(k.id) != kernels::kRegistrySize) kernels_by_id.emplace(k.id, &k);
+  }
+
   for (const gemm::Problem& problem : shapes) {
     ShapeSelection s;
     s.problem = problem;
@@ -94,11 +105,12 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
         s.cublas_TFLOPS = *c.tflops;
         continue;
       }
-      const MeasuredKernel* kernel = selection.find_kernel(c.kernel);
-      if (kernel == nullptr || kernels::find_kernel(c.kernel) == kernels::kRegistrySize) {
+      const auto listed = kernels_by_id.find(c.kernel);
+      if (listed == kernels_by_id.end()) {
         throw std::invalid_argument("selection case names kernel '" + c.kernel +
                                     "' that is not in this build's registry");
       }
+      const MeasuredKernel* kernel = listed->second;
       tune::Candidate candidate;
       candidate.config = kernel->config;
       candidate.raster = c.raster.value_or(gemm::RasterOrder{});
@@ -139,6 +151,11 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
     report.shapes.push_back(std::move(s));
   }
 
+  if (report.shapes.empty()) {
+    throw std::invalid_argument("the measurement (revision " + selection.context.git_revision +
+                                ") has no shape with a timed registry case: nothing to select "
+                                "from (every selection case failed or is cuBLAS)");
+  }
   for (int i = 0; i < tune::kSelectorCount; ++i) {
     SelectorSummary& sum = report.summary[i];
     sum.min_top1_of_best = std::numeric_limits<double>::infinity();

@@ -77,6 +77,37 @@ TEST(CommittedLadderMeasurements, RuntimeOccupancyOfEveryKernelEqualsTheModel) {
 
 // ---- the writer and the loader --------------------------------------------------------------
 
+/// The registry index of rung `rung`'s (first) headline config.
+std::size_t headline_index(int rung) {
+  for (std::size_t i = 0; i < kernels::kRegistrySize; ++i) {
+    const kernels::RegistryEntry& e = kernels::kRegistry[i];
+    if (e.config.rung == rung && e.role == kernels::Role::kLadder) return i;
+  }
+  ADD_FAILURE() << "no headline config of rung " << rung;
+  return 0;
+}
+
+/// The sample's kernel: rung 7's headline, which takes the grouped raster order of its cases.
+const std::size_t kSampleIndex = headline_index(7);
+
+/// A MeasuredKernel for registry entry `index` with made-up (plausible) resources.
+MeasuredKernel measured_kernel_of(std::size_t index) {
+  MeasuredKernel k;
+  k.config = kernels::kRegistry[index].config;
+  k.id = kernels::kernel_id(k.config);
+  k.registry_index = static_cast<int>(index);
+  k.role = kernels::kRegistry[index].role;
+  k.threads_per_block = 256;
+  k.registers_per_thread = 64;
+  k.static_shared_bytes = 0;
+  k.dynamic_shared_bytes = 8192;
+  k.max_dynamic_shared_bytes = 232448;
+  k.local_bytes = 0;
+  k.binary_version = 90;
+  k.runtime_blocks_per_sm = 4;
+  return k;
+}
+
 LadderMeasurement sample() {
   LadderMeasurement m;
   LadderContext& c = m.context;
@@ -113,19 +144,7 @@ LadderMeasurement sample() {
   micro.raw["ffma"] = RawMicrobenchmark{"FFMA chains", {{"TFLOPS", 61.25}, {"runs", 7}}};
   m.microbenchmarks = micro;
 
-  MeasuredKernel k;
-  k.config = kernels::kRegistry[0].config;
-  k.id = kernels::kernel_id(k.config);
-  k.registry_index = 0;
-  k.role = kernels::kRegistry[0].role;
-  k.threads_per_block = 256;
-  k.registers_per_thread = 64;
-  k.static_shared_bytes = 0;
-  k.dynamic_shared_bytes = 8192;
-  k.max_dynamic_shared_bytes = 232448;
-  k.local_bytes = 0;
-  k.binary_version = 90;
-  k.runtime_blocks_per_sm = 4;
+  const MeasuredKernel k = measured_kernel_of(kSampleIndex);
   m.kernels.push_back(k);
 
   MeasuredCase timed;
@@ -189,7 +208,7 @@ TEST(LadderMeasurementFormat, WrittenTextLoadsBackUnchanged) {
   EXPECT_FALSE(loaded.microbenchmarks->measured.l2_bw_GBps);
   EXPECT_EQ(loaded.microbenchmarks->raw.at("ffma").values.at("runs"), 7);
   ASSERT_EQ(loaded.kernels.size(), 1u);
-  EXPECT_TRUE(loaded.kernels[0].config == kernels::kRegistry[0].config);
+  EXPECT_TRUE(loaded.kernels[0].config == kernels::kRegistry[kSampleIndex].config);
   EXPECT_FALSE(loaded.kernels[0].preferred_carveout_percent);
   ASSERT_EQ(loaded.cases.size(), 3u);
   EXPECT_EQ(gemm::to_string(*loaded.cases[0].raster), "grouped:8");
@@ -249,7 +268,8 @@ TEST(LadderMeasurementLoader, RejectsMalformedJson) {
     parse_ladder_measurement("{\"schema_version\": 1,", "broken.json");
     FAIL() << "expected an error";
   } catch (const LadderMeasurementError& error) {
-    EXPECT_EQ(error.field(), "<document>");
+    // The strict parser names where it stopped (here after "schema_version"), not <document>.
+    EXPECT_FALSE(error.field().empty());
     EXPECT_NE(std::string(error.what()).find("broken.json"), std::string::npos);
     EXPECT_NE(std::string(error.what()).find("valid JSON"), std::string::npos);
   }
@@ -262,7 +282,8 @@ TEST(LadderMeasurementLoader, NamesTheFieldOfEachError) {
                "the field is missing");
   expect_error([](json& d) { d["context"]["sm_count"] = "132"; }, "context.sm_count",
                "an integer, got \"132\"");
-  expect_error([](json& d) { d["context"]["l2_bytes"] = 0; }, "context.l2_bytes", ">= 1");
+  expect_error([](json& d) { d["context"]["l2_bytes"] = 0; }, "context.l2_bytes",
+               "an integer in 1..1099511627776");
   expect_error([](json& d) { d["kernels"][0]["typo"] = 1; }, "kernels[0].typo", "unknown field");
   expect_error([](json& d) { d["kernels"][0]["id"] = "r01-other"; }, "kernels[0].id",
                "the id of its config");
@@ -273,7 +294,7 @@ TEST(LadderMeasurementLoader, NamesTheFieldOfEachError) {
   expect_error([](json& d) { d["kernels"][0]["config"]["layout"] = "diagonal"; },
                "kernels[0].config.layout", "plain, padded, swizzled");
   expect_error([](json& d) { d["kernels"].push_back(d["kernels"][0]); }, "kernels[1].id",
-               "an id listed once");
+               "an id listed once (kernels[0] has it)");
   expect_error([](json& d) { d["cases"][0]["outcome"] = "ok"; }, "cases[0].outcome",
                "passed, incorrect, not_supported, failed");
   expect_error([](json& d) { d["cases"][0]["set"] = "extra"; }, "cases[0].set",
@@ -285,7 +306,7 @@ TEST(LadderMeasurementLoader, NamesTheFieldOfEachError) {
                "grouped:G");
   expect_error([](json& d) { d["cases"][2]["raster"] = "row_major"; }, "cases[2].raster",
                "null or absent for cuBLAS");
-  expect_error([](json& d) { d["cases"][0]["m"] = 0; }, "cases[0].m", ">= 1");
+  expect_error([](json& d) { d["cases"][0]["m"] = 0; }, "cases[0].m", "1..2147483647");
   expect_error([](json& d) { d["cases"][0]["time_ms"]["min"] = 5.0; }, "cases[0].time_ms",
                "min <= median <= max");
   expect_error([](json& d) { d["cases"][1]["time_ms"] = d["cases"][0]["time_ms"]; },
@@ -293,10 +314,337 @@ TEST(LadderMeasurementLoader, NamesTheFieldOfEachError) {
   expect_error([](json& d) { d["cases"][0]["ncu"]["stalls"]["wait"] = "high"; },
                "cases[0].ncu.stalls.wait", "a number");
   expect_error([](json& d) { d["microbenchmarks"]["measured"]["ffma_TFLOPS"] = -1; },
-               "microbenchmarks.measured.ffma_TFLOPS", ">= 0");
+               "microbenchmarks.measured.ffma_TFLOPS", "0.001..1e+06 TFLOPS");
   expect_error([](json& d) { d["microbenchmarks"]["raw"]["ffma"].erase("method"); },
                "microbenchmarks.raw.ffma.method", "the field is missing");
   expect_error([](json& d) { d["cases"] = json::object(); }, "cases", "an array");
+}
+
+/// `document` loads (the test fails with the loader's error otherwise).
+void expect_loads(const json& document) { EXPECT_EQ(load_error(document), ""); }
+
+/// The sample with a rung-1 kernel (registry entry 0) and a passed, timed, row-major case of it
+/// appended as cases[3].
+json sample_with_rung1_case() {
+  LadderMeasurement m = sample();
+  MeasuredKernel k = measured_kernel_of(0);
+  k.threads_per_block = k.config.threads;
+  m.kernels.push_back(k);
+  MeasuredCase c = m.cases[0];
+  c.kernel = k.id;
+  c.raster = gemm::RasterOrder{};
+  c.ncu.reset();
+  m.cases.push_back(c);
+  return json::parse(to_json_text(m));
+}
+
+TEST(LadderMeasurementBounds, TimesAreWhatAKernelLaunchCanTake) {
+  const std::string bound = "a time in 1e-06..1e+07 ms";
+  expect_error([](json& d) { d["cases"][0]["time_ms"]["median"] = 1e-300; },
+               "cases[0].time_ms.median", bound);
+  expect_error([](json& d) { d["cases"][0]["time_ms"]["max"] = 1e300; }, "cases[0].time_ms.max",
+               bound);
+  expect_error([](json& d) { d["cases"][0]["time_ms"]["min"] = 1e-300; }, "cases[0].time_ms.min",
+               bound);
+  expect_error([](json& d) { d["cases"][0]["time_ms"]["min"] = 0; }, "cases[0].time_ms.min", bound);
+  expect_error([](json& d) { d["cases"][0]["time_ms"]["max"] = 3.0; }, "cases[0].time_ms",
+               "min <= median <= max");
+  // The exact bounds load (no tflops: 4096^3 in 1 ns is no rate, but each time is one).
+  json edge = sample_json();
+  edge["cases"][0].erase("tflops");
+  edge["cases"][0]["time_ms"] = {{"median", 1e-6}, {"min", 1e-6}, {"max", 1e7}};
+  expect_loads(edge);
+}
+
+TEST(LadderMeasurementBounds, RegistryIndexNamesTheKernelsRegistryEntry) {
+  const std::string last = std::to_string(kernels::kRegistrySize - 1);
+  expect_error([](json& d) { d["kernels"][0]["registry_index"] = 9999; },
+               "kernels[0].registry_index",
+               "an index into this build's kernel registry, 0.." + last);
+  expect_error([](json& d) { d["kernels"][0]["registry_index"] = -1; }, "kernels[0].registry_index",
+               "0.." + last);
+  expect_error(
+      [](json& d) { d["kernels"][0]["registry_index"] = static_cast<int>(kernels::kRegistrySize); },
+      "kernels[0].registry_index", "0.." + last);
+  // Another entry's index: the file's id and config are not that entry.
+  expect_error([](json& d) { d["kernels"][0]["registry_index"] = 0; }, "kernels[0].registry_index",
+               "the index of its config in this build's kernel registry (" +
+                   std::to_string(kSampleIndex) + "), got 0");
+  // A config with a consistent id that the registry does not have.
+  expect_error(
+      [](json& d) {
+        gemm::TileConfig c = kernels::kRegistry[kSampleIndex].config;
+        c.bk = 64;
+        d["kernels"][0]["config"]["bk"] = 64;
+        d["kernels"][0]["id"] = kernels::kernel_id(c);
+        d["cases"][0]["kernel"] = kernels::kernel_id(c);
+        d["cases"][1]["kernel"] = kernels::kernel_id(c);
+      },
+      "kernels[0].registry_index", "its config is not in this build's kernel registry");
+  // The role is the registry entry's.
+  expect_error([](json& d) { d["kernels"][0]["role"] = "sweep"; }, "kernels[0].role",
+               "the role of registry entry " + std::to_string(kSampleIndex) + ", \"ladder\"");
+}
+
+TEST(LadderMeasurementBounds, TimedRunsHaveRepeats) {
+  expect_error([](json& d) { d["context"]["repeats"] = 0; }, "context.repeats",
+               "at least 1 when a case is timed (cases[0] is)");
+  expect_error([](json& d) { d["cases"][0]["repeats"] = 0; }, "cases[0].repeats",
+               "an integer in 1..");
+  expect_error([](json& d) { d["context"]["warmups"] = -1; }, "context.warmups",
+               "an integer in 0..");
+  // A check-only run times nothing: 0 repeats and 0 warm-ups.
+  json check_only = sample_json();
+  check_only["context"]["repeats"] = 0;
+  check_only["context"]["warmups"] = 0;
+  json untimed = json::array();
+  for (const json& c : check_only["cases"]) {
+    if (!c.contains("time_ms")) untimed.push_back(c);
+  }
+  check_only["cases"] = untimed;
+  expect_loads(check_only);
+}
+
+TEST(LadderMeasurementBounds, CeilingsAreWithinTheSpecLoadersBounds) {
+  const auto ceiling = [](const char* key, double value) {
+    return [key, value](json& d) { d["microbenchmarks"]["measured"][key] = value; };
+  };
+  const std::string m = "microbenchmarks.measured.";
+  expect_error(ceiling("ffma_TFLOPS", 0), m + "ffma_TFLOPS", "a number in 0.001..1e+06 TFLOPS");
+  expect_error(ceiling("ffma_TFLOPS", 1e300), m + "ffma_TFLOPS", "0.001..1e+06 TFLOPS");
+  expect_error(ceiling("dram_bw_GBps", 0), m + "dram_bw_GBps", "a number in 0.001..1e+07 GB/s");
+  expect_error(ceiling("l2_bw_GBps", 2e7), m + "l2_bw_GBps", "0.001..1e+07 GB/s");
+  expect_error(ceiling("shared_memory_bw_GBps", 1e-300), m + "shared_memory_bw_GBps",
+               "0.001..1e+07 GB/s");
+  expect_error(ceiling("dram_latency_cycles", 0), m + "dram_latency_cycles",
+               "a number in 1..1e+06 cycles");
+  expect_error(ceiling("l2_latency_cycles", 0.5), m + "l2_latency_cycles", "1..1e+06 cycles");
+  expect_error(ceiling("shared_memory_latency_cycles", 1e300), m + "shared_memory_latency_cycles",
+               "1..1e+06 cycles");
+  json edge = sample_json();
+  json& measured = edge["microbenchmarks"]["measured"];
+  measured["ffma_TFLOPS"] = 1e-3;
+  measured["dram_bw_GBps"] = 1e7;
+  measured["l2_bw_GBps"] = 1e-3;
+  measured["dram_latency_cycles"] = 1;
+  measured["l2_latency_cycles"] = 1e6;
+  expect_loads(edge);
+}
+
+/// The loader's error for the document that `edit` makes of `base` must name `field` and say
+/// `expectation`.
+void expect_error_in(json base, const std::function<void(json&)>& edit, const std::string& field,
+                     const std::string& expectation) {
+  edit(base);
+  const std::string error = load_error(base);
+  EXPECT_NE(error.find("bad.json: field '" + field + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find(expectation), std::string::npos) << error;
+}
+
+TEST(LadderMeasurementBounds, RasterIsOneTheKernelLaunches) {
+  const json base = sample_with_rung1_case();
+  expect_loads(base);
+  for (const char* raster : {"z_order", "column_major", "grouped:8"}) {
+    SCOPED_TRACE(raster);
+    expect_error_in(
+        base, [raster](json& d) { d["cases"][3]["raster"] = raster; }, "cases[3].raster",
+        "row_major: rung 1 launches row-major only");
+  }
+  // Rungs 7-10 take every order but Z-order, which is never launched.
+  expect_error([](json& d) { d["cases"][0]["raster"] = "z_order"; }, "cases[0].raster",
+               "z_order is never launched");
+  for (const char* raster : {"row_major", "column_major", "grouped:1", "grouped:16"}) {
+    json ok = sample_json();
+    ok["cases"][0]["raster"] = raster;
+    expect_loads(ok);
+  }
+  // A case the harness refused to launch records the order it was asked for.
+  json refused = base;
+  json& c = refused["cases"][3];
+  c["raster"] = "z_order";
+  c["outcome"] = "not_supported";
+  c["detail"] = "raster order z_order is not taken by rung 1";
+  for (const char* key : {"time_ms", "repeats", "input_sets", "tflops", "relative_error"}) {
+    c.erase(key);
+  }
+  expect_loads(refused);
+  // cuBLAS cases record no raster (null or absent), as before.
+  json cublas = sample_json();
+  cublas["cases"][2]["raster"] = nullptr;
+  expect_loads(cublas);
+}
+
+TEST(LadderMeasurementBounds, ExtentsAreWithinMaxExtent) {
+  const std::string bound = "an integer in 1.." + std::to_string(gemm::kMaxExtent);
+  const std::int64_t huge = std::int64_t{1} << 62;
+  expect_error(
+      [huge](json& d) {
+        for (const char* key : {"m", "n", "k"}) d["cases"][0][key] = huge;
+      },
+      "cases[0].m", bound);
+  expect_error([](json& d) { d["cases"][2]["n"] = gemm::kMaxExtent + 1; }, "cases[2].n", bound);
+  expect_error([](json& d) { d["cases"][1]["k"] = 0; }, "cases[1].k", bound);
+  expect_error([](json& d) { d["cases"][1]["k"] = std::uint64_t{1} << 63; }, "cases[1].k", bound);
+  json edge = sample_json();
+  edge["cases"][1]["m"] = gemm::kMaxExtent;  // not timed: no rate to check
+  edge["cases"][1]["n"] = 1;
+  edge["cases"][1]["k"] = gemm::kMaxExtent;
+  expect_loads(edge);
+}
+
+/// The sample with every registry kernel listed and `cases` timed cases cycling over them.
+LadderMeasurement many_cases(std::size_t cases) {
+  LadderMeasurement m = sample();
+  m.kernels.clear();
+  for (std::size_t i = 0; i < kernels::kRegistrySize; ++i)
+    m.kernels.push_back(measured_kernel_of(i));
+  const MeasuredCase timed = m.cases[0];
+  m.cases.clear();
+  for (std::size_t i = 0; i < cases; ++i) {
+    const MeasuredKernel& k = m.kernels[i % m.kernels.size()];
+    MeasuredCase c = timed;
+    c.kernel = k.id;
+    c.problem = {static_cast<std::int64_t>(64 + i), 4096, 4096};
+    c.raster = kernels::takes_raster_order(k.config) ? *timed.raster : gemm::RasterOrder{};
+    c.tflops = tflops_of(c.problem, c.time_ms->median);
+    c.ncu.reset();
+    m.cases.push_back(c);
+  }
+  return m;
+}
+
+TEST(LadderMeasurementScale, TwentyThousandCasesOverEveryRegistryKernelLoad) {
+  // The loader indexes the listed kernels once and looks each case up there; this runs that path
+  // at scale (no timing: a unit test cannot time reliably).
+  const LadderMeasurement original = many_cases(20000);
+  const LadderMeasurement loaded = parse_ladder_measurement(to_json_text(original), "many.json");
+  ASSERT_EQ(loaded.kernels.size(), kernels::kRegistrySize);
+  ASSERT_EQ(loaded.cases.size(), 20000u);
+  EXPECT_EQ(loaded.cases[19999].kernel, original.cases[19999].kernel);
+  EXPECT_EQ(loaded.cases[19999].problem.m, 64 + 19999);
+}
+
+TEST(LadderMeasurementScale, RepeatedKernelIdIsReportedWithItsFirstListing) {
+  // 20,000 kernel entries cycling over the registry (only kRegistrySize ids can be valid): the
+  // first repeat is kernels[kRegistrySize], of kernels[0]'s id.
+  const json registry_kernels = json::parse(to_json_text(many_cases(0)))["kernels"];
+  json document = sample_json();
+  json listed = json::array();
+  for (std::size_t i = 0; i < 20000; ++i) {
+    listed.push_back(registry_kernels[i % kernels::kRegistrySize]);
+  }
+  document["kernels"] = listed;
+  const std::string field = "kernels[" + std::to_string(kernels::kRegistrySize) + "].id";
+  const std::string error = load_error(document);
+  EXPECT_NE(error.find("field '" + field + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find("an id listed once (kernels[0] has it)"), std::string::npos) << error;
+  // A repeat far from the first listing names it too.
+  json two = sample_json();
+  two["kernels"] = registry_kernels;
+  two["kernels"].push_back(two["kernels"][5]);
+  expect_error_in(
+      two, [](json&) {}, "kernels[" + std::to_string(kernels::kRegistrySize) + "].id",
+      "an id listed once (kernels[5] has it)");
+}
+
+TEST(LadderMeasurementText, KeptStringsArePrintable) {
+  expect_error([](json& d) { d["context"]["gpu_name"] = "NVIDIA\nH200"; }, "context.gpu_name",
+               "printable text (a control character (U+000A) at byte 6)");
+  expect_error([](json& d) { d["context"]["gpu_name"] = "\x1b[31mNVIDIA H200"; },
+               "context.gpu_name", "printable text (a control character (U+001B) at byte 0)");
+  expect_error([](json& d) { d["context"]["host"] = "gpu\thost"; }, "context.host",
+               "printable text");
+  expect_error([](json& d) { d["context"]["command_line"] = "roofcast-validate\r"; },
+               "context.command_line", "printable text");
+  expect_error([](json& d) { d["context"]["ncu_status"] = "ok\x7f"; }, "context.ncu_status",
+               "printable text");
+  expect_error([](json& d) { d["microbenchmarks"]["measured"]["measurement_run"] = "run\n1"; },
+               "microbenchmarks.measured.measurement_run", "printable text");
+  expect_error([](json& d) { d["microbenchmarks"]["raw"]["ffma"]["method"] = "a\nb"; },
+               "microbenchmarks.raw.ffma.method", "printable text");
+  expect_error([](json& d) { d["cases"][1]["detail"] = "bad\x1b[2J"; }, "cases[1].detail",
+               "printable text");
+  expect_error([](json& d) { d["cases"][0]["ncu"]["error"] = "\x01"; }, "cases[0].ncu.error",
+               "printable text");
+  // Keys the loader keeps (benchmark names, value names, stall reasons) too; the message
+  // shows them escaped, so no error prints a control character.
+  json bad_key = sample_json();
+  bad_key["cases"][0]["ncu"]["stalls"]["\x1b[2Jwait"] = 1.0;
+  const std::string error = load_error(bad_key);
+  EXPECT_NE(error.find("cases[0].ncu.stalls.\"\\x1B[2Jwait\""), std::string::npos) << error;
+  EXPECT_NE(error.find("a printable name"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\x1b'), std::string::npos) << error;
+  json bad_raw = sample_json();
+  bad_raw["microbenchmarks"]["raw"]["ffma"]["TFLOPS\n"] = 1.0;
+  EXPECT_NE(load_error(bad_raw).find("a printable name"), std::string::npos);
+  json unknown = sample_json();
+  unknown["context"]["\x1b[31mtypo"] = 1;
+  const std::string unknown_error = load_error(unknown);
+  EXPECT_NE(unknown_error.find("unknown field"), std::string::npos) << unknown_error;
+  EXPECT_EQ(unknown_error.find('\x1b'), std::string::npos) << unknown_error;
+  // The spec id names a data/gpus file and folders: a GPU id.
+  for (const char* id : {"../h200-sxm", "H200", "h200/sxm"}) {
+    SCOPED_TRACE(id);
+    expect_error([id](json& d) { d["context"]["spec_id"] = id; }, "context.spec_id", "an id ");
+  }
+  // Non-ASCII printable text is kept.
+  json utf8 = sample_json();
+  utf8["context"]["host"] = "h\xc3\xb6st";
+  expect_loads(utf8);
+}
+
+TEST(LadderMeasurementBounds, HardwareFiguresAreWhatAGpuCanHave) {
+  const auto context = [](const char* key, json value) {
+    return [key, value](json& d) { d["context"][key] = value; };
+  };
+  expect_error(context("sm_count", 0), "context.sm_count", "an integer in 1..4096");
+  expect_error(context("sm_count", -132), "context.sm_count", "an integer in 1..4096");
+  expect_error(context("sm_count", 100000), "context.sm_count", "an integer in 1..4096");
+  expect_error(context("sm_clock_max_MHz", 0), "context.sm_clock_max_MHz",
+               "a number in 1..100000 MHz");
+  expect_error(context("sm_clock_max_MHz", 1e300), "context.sm_clock_max_MHz", "1..100000 MHz");
+  expect_error(context("memory_clock_MHz", 0), "context.memory_clock_MHz",
+               "a number in 1..1e+06 MHz");
+  expect_error(context("l2_bytes", std::int64_t{1} << 41), "context.l2_bytes",
+               "an integer in 1..1099511627776");
+  expect_error(context("dram_bytes", 0), "context.dram_bytes", "an integer in 1..1125899906842624");
+  expect_error(context("compute_capability", "nine"), "context.compute_capability", "MAJOR.MINOR");
+  expect_error(context("compute_capability", "9.10"), "context.compute_capability", "MAJOR.MINOR");
+  const auto kernel = [](const char* key, json value) {
+    return [key, value](json& d) { d["kernels"][0][key] = value; };
+  };
+  expect_error(kernel("registers_per_thread", 256), "kernels[0].registers_per_thread",
+               "an integer in 0..255");
+  expect_error(kernel("registers_per_thread", -1), "kernels[0].registers_per_thread",
+               "an integer in 0..255");
+  expect_error(kernel("static_shared_bytes", -4), "kernels[0].static_shared_bytes",
+               "an integer in 0..16777216");
+  expect_error(kernel("dynamic_shared_bytes", 1 << 30), "kernels[0].dynamic_shared_bytes",
+               "an integer in 0..16777216");
+  expect_error(kernel("max_dynamic_shared_bytes", -1), "kernels[0].max_dynamic_shared_bytes",
+               "an integer in 0..16777216");
+  expect_error(kernel("threads_per_block", 2048), "kernels[0].threads_per_block",
+               "an integer in 1..1024");
+  expect_error(kernel("preferred_carveout_percent", 101), "kernels[0].preferred_carveout_percent",
+               "an integer in 0..100");
+  expect_error(kernel("local_bytes", 1 << 20), "kernels[0].local_bytes", "an integer in 0..524288");
+  expect_error(kernel("binary_version", 0), "kernels[0].binary_version", "an integer in 10..999");
+  expect_error(kernel("runtime_blocks_per_sm", 5000), "kernels[0].runtime_blocks_per_sm",
+               "an integer in 0..1024");
+  const auto case0 = [](const char* key, json value) {
+    return [key, value](json& d) { d["cases"][0][key] = value; };
+  };
+  expect_error(case0("sm_clock_MHz_before", 0), "cases[0].sm_clock_MHz_before",
+               "a number in 1..100000 MHz");
+  expect_error(case0("sm_clock_MHz_after", 1e300), "cases[0].sm_clock_MHz_after", "1..100000 MHz");
+  // A rate: above 0 (a timed 1x1x1 case may be far below any ceiling), at most the spec's
+  // largest TFLOPS.
+  expect_error(case0("tflops", 0), "cases[0].tflops", "a rate above 0 and at most 1e+06 TFLOPS");
+  expect_error(case0("tflops", 1e300), "cases[0].tflops", "at most 1e+06 TFLOPS");
+  // The rate is the case's own: 2 M N K over its median time.
+  expect_error(case0("tflops", 10.0), "cases[0].tflops", "2 M N K / median time (39.268 TFLOPS)");
+  expect_error([](json& d) { d["cases"][1]["tflops"] = 10.0; }, "cases[1].tflops",
+               "absent: only timed cases have a rate");
 }
 
 TEST(LadderMeasurementLoader, OptionalPartsMayBeAbsentOrNull) {

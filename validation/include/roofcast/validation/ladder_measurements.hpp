@@ -3,9 +3,11 @@
 // tests and the report generator read. Host-only C++ (no CUDA): it builds and is tested in CI.
 //
 // One struct per JSON object; the writer and the loader below are the only code that knows the
-// JSON spelling. The loader is strict: a missing or mistyped field, an unknown key, or an
-// inconsistency (a case naming a kernel that is not listed) is a LadderMeasurementError that
-// names the file and the field.
+// JSON spelling. The loader is strict: a missing or mistyped field, an unknown key, an
+// inconsistency (a case naming a kernel that is not listed, a kernel that is not this build's
+// registry entry, a raster order its rung does not launch), a value no GPU can mean (a time,
+// ceiling, clock, size or count outside the bounds in data/measurements/SCHEMA.md) or text with
+// control characters is a LadderMeasurementError that names the file, the field and the bound.
 #pragma once
 
 #include <cstdint>
@@ -167,7 +169,8 @@ struct LadderMeasurement {
   std::vector<MeasuredKernel> kernels;
   std::vector<MeasuredCase> cases;
 
-  /// The listed kernel with this id, or nullptr.
+  /// The listed kernel with this id, or nullptr. A scan of `kernels`: for a lookup per case,
+  /// build a map of the kernels once instead.
   const MeasuredKernel* find_kernel(std::string_view id) const;
 };
 
@@ -183,7 +186,8 @@ class LadderMeasurementError : public std::runtime_error {
   std::string field_;
 };
 
-/// Parses and checks one document; `origin` names it in errors.
+/// Parses and checks one document; `origin` names it in errors. O(size log size): the kernels
+/// are indexed once for the duplicate check and the cases' lookups.
 LadderMeasurement parse_ladder_measurement(std::string_view json_text, std::string_view origin);
 
 /// Reads a file and parses it. Throws LadderMeasurementError (an unreadable file included).
