@@ -149,7 +149,7 @@ def test_predict_takes_raster_and_registers(h200):
 def test_predict_errors_surface_as_value_errors(h200):
     with pytest.raises(ValueError, match="tile rule"):
         roofcast.predict(h200, SQUARE, roofcast.TileConfig(**dict(R9, bk=64)))
-    with pytest.raises(ValueError, match="M must be >= 1"):
+    with pytest.raises(ValueError, match="M, N and K must be within 1..2147483647"):
         roofcast.predict(h200, (0, 4096, 4096), roofcast.TileConfig(**R9))
     with pytest.raises(ValueError, match="raster"):
         roofcast.predict(h200, SQUARE, roofcast.TileConfig(**R9), raster="diagonal")

@@ -66,6 +66,11 @@ def test_bad_types_are_type_errors(h200):
         roofcast.rank(h200, (4096, 4096, 4096), candidates=[1, 2])
     with pytest.raises(TypeError):
         roofcast.TileConfig(rung="nine", bm=1, bn=1)
+    # These raised RuntimeError("Unable to cast ...") before.
+    with pytest.raises(TypeError):
+        roofcast.SpaceBounds(rungs="nine")
+    with pytest.raises(TypeError):
+        roofcast.SpaceBounds(rasters=[1, 2])
 
 
 def test_tile_fields_beyond_any_kernel_are_refused(h200):
