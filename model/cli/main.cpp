@@ -35,6 +35,7 @@
 #include "accuracy_views.hpp"
 #include "ladder_views.hpp"
 #include "output_files.hpp"
+#include "roofcast/json_input.hpp"
 #include "rank_views.hpp"
 #include "report_views.hpp"
 #include "roofcast/calibration.hpp"
@@ -80,6 +81,27 @@ const char* const kUsage =
     "              measurements and the model; prediction-only for a GPU never measured\n"
     "run 'roofcast <command> --help' for a command's options\n";
 
+/// A Boost.Program_options error as a sentence, without calling its what().
+std::string option_error_message(const po::error_with_option_name& error) {
+  const std::string option = roofcast::json_input::quote_for_message(error.get_option_name());
+  if (dynamic_cast<const po::unknown_option*>(&error) != nullptr) {
+    return "unrecognised option " + option;
+  }
+  if (dynamic_cast<const po::multiple_occurrences*>(&error) != nullptr) {
+    return "option " + option + " is given more than once";
+  }
+  if (dynamic_cast<const po::required_option*>(&error) != nullptr) {
+    return "missing required option " + option;
+  }
+  if (dynamic_cast<const po::invalid_command_line_syntax*>(&error) != nullptr) {
+    return "option " + option + " needs a value (or takes none)";
+  }
+  if (dynamic_cast<const po::validation_error*>(&error) != nullptr) {
+    return "invalid value for option " + option;
+  }
+  return "cannot parse option " + option;
+}
+
 /// Parses a command's options: every token must be an option of `desc` spelled in full (no
 /// unique-prefix guessing) and no positional argument is taken; --help (-h) anywhere wins over
 /// every other token, valid or not.
@@ -89,13 +111,20 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
                                 [](const std::string& a) { return a == "--help" || a == "-h"; });
   const std::vector<std::string> parsed = help ? std::vector<std::string>{"--help"} : args;
   const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
-  po::store(po::command_line_parser(parsed)
-                .options(desc)
-                .style(style)
-                .positional(po::positional_options_description())
-                .run(),
-            vm);
-  po::notify(vm);
+  try {
+    po::store(po::command_line_parser(parsed)
+                  .options(desc)
+                  .style(style)
+                  .positional(po::positional_options_description())
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error_with_option_name& error) {
+    // Boost's what() substitutes the option and value into its message in a loop that never
+    // ends when a value holds a placeholder ("--threads x%value%y" hung, found by cli_fuzzer):
+    // the message is built here from the option's name, never from what().
+    throw UsageError(option_error_message(error));
+  }
   return vm;
 }
 

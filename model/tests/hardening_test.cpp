@@ -394,6 +394,17 @@ TEST(CliHardening, PositionalArgumentsAndPrefixesAreRefusedAndHelpWins) {
   EXPECT_NE(run.out.find("--threads"), std::string::npos);
 }
 
+TEST(CliHardening, AnOptionErrorNeverHangs) {
+  // Found by cli_fuzzer (fuzz/findings/cli-program-options-value-placeholder-hang.bin): Boost's
+  // error message replaced "%value%" with a value holding "%value%" forever.
+  auto run = run_cli_args({"occupancy", "--threads", "x%value%y"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("invalid value for option \"--threads\""), std::string::npos) << run.err;
+  run = run_cli_args({"occupancy", "--x%canonical_option%", "1"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("unrecognised option"), std::string::npos) << run.err;
+}
+
 TEST(CliHardening, OneIdOneSpec) {
   auto run = run_cli_args({"gpus", "--spec", (kData / "gpus" / "l4.json").string()});
   EXPECT_EQ(run.exit_code, 2);
