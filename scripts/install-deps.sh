@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages roofcast builds and tests with. Run as root on Debian 12+.
 set -euo pipefail
-packages=(cmake ninja-build g++ make git pkg-config
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev make git pkg-config
           libeigen3-dev libboost-program-options-dev nlohmann-json3-dev
           libgtest-dev libbenchmark-dev gnuplot-nox
           python3 python3-venv python3-dev)

@@ -3,7 +3,7 @@
 # test (GPU tests skip with a printed reason where no GPU is present; packaging_consumer installs
 # the build and builds a consumer against it), the Python package built by `pip install ./` in a
 # venv under build/ with its pytest suite (needs PyPI), then the model's tests again under
-# AddressSanitizer and UndefinedBehaviorSanitizer.
+# AddressSanitizer and UndefinedBehaviorSanitizer, and each libFuzzer target (fuzz/) for 60 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -32,3 +32,5 @@ echo "== model tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --preset sanitize
 cmake --build --preset sanitize
 ctest --preset sanitize
+echo "== fuzzing: each libFuzzer target for 60 s"
+bash scripts/fuzz.sh 60

@@ -115,11 +115,13 @@ constexpr int kMaxBytes = 1 << 30;
 /// One branch on the hot path; the cold path names the argument at fault. A negative value
 /// cast to unsigned exceeds every bound.
 void check_arguments(const SmLimits& sm, const KernelLaunch& launch) {
-  auto above = [](int value, int bound) {
+  // Each test as 0 or 1, or-ed without branches.
+  auto above = [](int value, int bound) -> unsigned {
     return static_cast<unsigned>(value) > static_cast<unsigned>(bound);
   };
   const int max_dynamic = launch.max_dynamic_shared_memory_bytes.value_or(0);
-  const bool bad = (launch.threads_per_block <= 0) | above(launch.threads_per_block, kMaxThreads) |
+  const unsigned bad = static_cast<unsigned>(launch.threads_per_block <= 0) |
+                   above(launch.threads_per_block, kMaxThreads) |
                    above(launch.registers_per_thread, kMaxRegisters) |
                    above(launch.static_shared_memory_bytes, kMaxBytes) |
                    above(launch.dynamic_shared_memory_bytes, kMaxBytes) |
