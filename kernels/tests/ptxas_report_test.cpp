@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/ptxas_report.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/predict.hpp"
@@ -101,10 +102,10 @@ TEST(RegisterEstimate, AgainstPtxasForEveryRegisteredConfig) {
     in.config = c;
     in.shared_memory_bytes = shared_memory_bytes(c);
     in.min_blocks_per_sm = launch_bounds_min_blocks(c);
-    const Prediction estimated = predict(h200, in);
+    const Prediction estimated = kernels::predict(h200, in);
     in.registers_per_thread = k.registers;
     in.spill_bytes_per_thread = k.spill_store_bytes;
-    const Prediction compiled = predict(h200, in);
+    const Prediction compiled = kernels::predict(h200, in);
     const int estimate = estimated.register_estimate.total;
     const double percent = 100.0 * (estimate - k.registers) / k.registers;
     sum_abs_percent += std::fabs(percent);

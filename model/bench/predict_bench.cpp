@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/predict.hpp"
 
@@ -63,7 +64,7 @@ void BM_predict_registry(benchmark::State& state) {
   const auto& inputs = registry_inputs();
   std::size_t i = 0;
   for (auto _ : state) {
-    const roofcast::Prediction p = roofcast::predict(gpu, inputs[i]);
+    const roofcast::Prediction p = roofcast::kernels::predict(gpu, inputs[i]);
     benchmark::DoNotOptimize(p.time_s);
     i = i + 1 == inputs.size() ? 0 : i + 1;
   }
@@ -78,7 +79,7 @@ void BM_predict_square(benchmark::State& state) {
   const PredictInput in =
       input_for(headline(9), {size, size, size}, {gemm::RasterKind::kGrouped, 8});
   const roofcast::GpuSpec& gpu = bench_gpu();
-  for (auto _ : state) benchmark::DoNotOptimize(roofcast::predict(gpu, in).time_s);
+  for (auto _ : state) benchmark::DoNotOptimize(roofcast::kernels::predict(gpu, in).time_s);
   state.SetItemsProcessed(state.iterations());
   state.counters["grid_blocks"] = static_cast<double>((size + 127) / 128 * ((size + 127) / 128));
 }
@@ -89,7 +90,7 @@ void BM_predict_k(benchmark::State& state) {
   const PredictInput in = input_for(headline(8), {4096, 4096, std::int64_t{1} << state.range(0)},
                                     {gemm::RasterKind::kRowMajor, 1});
   const roofcast::GpuSpec& gpu = bench_gpu();
-  for (auto _ : state) benchmark::DoNotOptimize(roofcast::predict(gpu, in).time_s);
+  for (auto _ : state) benchmark::DoNotOptimize(roofcast::kernels::predict(gpu, in).time_s);
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_predict_k)->Arg(4)->Arg(12)->Arg(20)->Arg(30);
@@ -101,7 +102,7 @@ void BM_predict_grid(benchmark::State& state) {
   const auto kind = static_cast<gemm::RasterKind>(state.range(1));
   const PredictInput in = input_for(headline(9), {side, side, 4096}, {kind, 8});
   const roofcast::GpuSpec& gpu = bench_gpu();
-  for (auto _ : state) benchmark::DoNotOptimize(roofcast::predict(gpu, in).time_s);
+  for (auto _ : state) benchmark::DoNotOptimize(roofcast::kernels::predict(gpu, in).time_s);
   state.SetItemsProcessed(state.iterations());
   state.counters["grid_blocks"] = static_cast<double>((side + 127) / 128 * ((side + 127) / 128));
 }
@@ -112,7 +113,7 @@ void BM_predict_rung(benchmark::State& state) {
   const PredictInput in = input_for(headline(static_cast<int>(state.range(0))), {4096, 4096, 4096},
                                     {gemm::RasterKind::kRowMajor, 1});
   const roofcast::GpuSpec& gpu = bench_gpu();
-  for (auto _ : state) benchmark::DoNotOptimize(roofcast::predict(gpu, in).time_s);
+  for (auto _ : state) benchmark::DoNotOptimize(roofcast::kernels::predict(gpu, in).time_s);
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_predict_rung)->DenseRange(1, 10);

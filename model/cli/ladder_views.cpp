@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "roofcast/calibration.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 
 namespace roofcast::views {
@@ -33,7 +34,7 @@ LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Prob
                         : gemm::RasterOrder{};
         in.shared_memory_bytes = kernels::shared_memory_bytes(entry.config);
         in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(entry.config);
-        p.prediction = predict(gpu, in, calibration);
+        p.prediction = kernels::predict(gpu, in, calibration);
       }
       row.push_back(std::move(p));
     }

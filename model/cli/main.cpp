@@ -33,13 +33,14 @@
 #include <boost/program_options.hpp>
 
 #include "accuracy_views.hpp"
+#include "cli.hpp"
 #include "ladder_views.hpp"
 #include "output_files.hpp"
-#include "roofcast/json_input.hpp"
 #include "rank_views.hpp"
 #include "report_views.hpp"
 #include "roofcast/calibration.hpp"
-#include "cli.hpp"
+#include "roofcast/json_input.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -337,8 +338,8 @@ int run_occupancy(const std::vector<std::string>& args) {
 
   const auto report = roofcast::views::make_occupancy_report(gpu, launch, axis);
   if (vm.count("svg")) {
-    draw_figure_file(roofcast::views::staircase_gnuplot_script(report),
-                     vm["svg"].as<std::string>(), vm.count("force") != 0U, "--svg");
+    draw_figure_file(roofcast::views::staircase_gnuplot_script(report), vm["svg"].as<std::string>(),
+                     vm.count("force") != 0U, "--svg");
   }
   if (vm.count("json")) {
     std::cout << roofcast::views::occupancy_json(report).dump(2) << "\n";
@@ -495,7 +496,7 @@ int run_predict(const std::vector<std::string>& args) {
   if (vm.count("threads")) {
     c.threads = checked(vm, "threads", 1, 1 << 20);
   } else {
-    c.threads = roofcast::derived_threads(c);
+    c.threads = roofcast::kernels::derived_threads(c);
     report.notes.push_back("threads " + std::to_string(c.threads) + " derived from the tile");
   }
   if (const char* rule = roofcast::kernels::violated_rule(c)) {
@@ -561,7 +562,7 @@ int run_predict(const std::vector<std::string>& args) {
                              format_percent(stored->held_out_mape_percent) + " held-out)");
     }
   }
-  report.prediction = roofcast::predict(gpu, in, calibration);
+  report.prediction = roofcast::kernels::predict(gpu, in, calibration);
   if (vm.count("json")) {
     std::cout << roofcast::views::predict_json(report).dump(2) << "\n";
   } else {

@@ -171,7 +171,8 @@ void context_section(std::ostringstream& md, const GpuReport& r) {
        << " mismatches |\n";
   }
   md << "| model | sources SHA-256 `" << r.model_digest
-     << "` (model/, the kernel registry and tile rules, data/gpus, data/calibration: it changes "
+     << "` (model/, the kernel registry, tile rules and anatomies, data/gpus, data/calibration: it "
+        "changes "
         "whenever they do, and the reports are then regenerated) |\n";
   if (r.calibration) {
     const StoredCalibration& c = *r.calibration;

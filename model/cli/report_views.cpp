@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofcast/json_input.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/tune/rank.hpp"
 #include "roofcast/validation/runtime_occupancy.hpp"
@@ -53,7 +54,7 @@ Prediction predict_registered(const GpuSpec& gpu, const gemm::TileConfig& config
                               const Calibration& calibration, L2Model l2_model) {
   PredictInput in = tune::predict_input(tune::Candidate{config, raster, std::nullopt, 0}, problem);
   in.l2_model = l2_model;
-  return predict(gpu, in, calibration);
+  return kernels::predict(gpu, in, calibration);
 }
 
 ReportRun ladder_run(const LadderMeasurement& m, const std::string& path, const std::string& what) {
@@ -347,8 +348,8 @@ void fill_l2_raster(GpuReport& r, const LadderMeasurement* m,
           row.measured_TFLOPS = found->measured_tflops;
           if (mc && mc->ncu && !mc->ncu->error) row.measured_pct = mc->ncu->l2_hit_rate_pct;
           const validation::MeasuredKernel* k = m->find_kernel(id);
-          const Prediction published =
-              predict(r.gpu, validation::predict_input(*k, *mc, L2Model::kPublished), calibration);
+          const Prediction published = kernels::predict(
+              r.gpu, validation::predict_input(*k, *mc, L2Model::kPublished), calibration);
           row.published_pct = 100 * published.l2_sector_hit_rate;
         } else {
           const Prediction p = predict_registered(r.gpu, entry->config, problem, raster,
@@ -457,8 +458,8 @@ EarlierRun compare_earlier_run(const GpuSpec& gpu, const LadderMeasurement& earl
     }
     const validation::MeasuredKernel* kernel = earlier.find_kernel(mc.kernel);
     if (kernel == nullptr || kernels::find_kernel(mc.kernel) >= kernels::kRegistrySize) continue;
-    const Prediction p =
-        predict(gpu, validation::predict_input(*kernel, mc, L2Model::kRoofcast), calibration);
+    const Prediction p = kernels::predict(
+        gpu, validation::predict_input(*kernel, mc, L2Model::kRoofcast), calibration);
     if (!p.launchable) continue;
     error_sum += std::abs(p.tflops - *mc.tflops) / *mc.tflops;
     ++out.predicted_cases;

@@ -13,8 +13,6 @@ constexpr double kMega = 1e6;
 constexpr double kGiga = 1e9;
 constexpr double kTera = 1e12;
 
-int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
-
 /// max(issue_scale * issue + shared_memory_scale * shared_memory, the other scaled terms).
 double wave_time_s(const TimeTerms& terms, const Calibration& c) {
   double worst = c.issue_scale * terms[TimeTerm::kIssue] +
@@ -89,8 +87,7 @@ TimeTerm binding_term(const TimeTerms& totals) {
 RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& a) {
   RegisterEstimate r;
   r.accumulators = a.outputs_per_thread;
-  const bool two_fragments = a.fragment_double_buffer || config.rung >= 3;
-  r.fragments = (a.a_fragment + a.b_fragment) * (two_fragments ? 2 : 1);
+  r.fragments = (a.a_fragment + a.b_fragment) * std::max(1, a.live_fragment_sets);
   // Prefetching through registers keeps the next tile's values live during the compute phase;
   // otherwise they live only between the load and the store, before the compute phase.
   const bool staging_live = a.prefetch_tiles > 0;
@@ -277,11 +274,6 @@ double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, d
   return std::max(ffma * ffma_cycles, instructions) / issue_rate;
 }
 
-double stage_wait_cycles(const KernelAnatomy& anatomy) {
-  if (anatomy.rung != 10) return 0.0;
-  return anatomy.b_bulk_copy ? kFullBarrierWaitCycles : kFallbackStageWaitCycles;
-}
-
 bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
                         double spill_bytes_per_thread) {
   return spill_bytes_per_thread > 0 &&
@@ -295,13 +287,6 @@ double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulato
 double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left) {
   if (!(local_bytes_per_sm > 0)) return 0.0;
   return std::clamp(1 - std::max(0.0, l1_bytes_left) / local_bytes_per_sm, 0.0, 1.0);
-}
-
-Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration) {
-  gemm::TileConfig config = input.config;
-  if (config.threads <= 0) config.threads = derived_threads(config);
-  return predict(gpu, input, calibration,
-                 kernel_anatomy(input.problem, config, gpu.sm.shared_memory_banks));
 }
 
 Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration,
@@ -320,7 +305,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   Prediction p;
   p.problem = input.problem;
   p.config = input.config;
-  if (p.config.threads <= 0) p.config.threads = derived_threads(p.config);
+  if (p.config.threads <= 0) p.config.threads = anatomy.threads;
   p.raster = input.raster;
   p.shared_memory_bytes = input.shared_memory_bytes;
   p.calibration = calibration;
@@ -359,7 +344,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
                           std::max(1, p.config.cluster), input.max_active_clusters);
   if (!p.waves.launchable()) return p;
   p.launchable = true;
-  p.traffic = compute_traffic(input.problem, p.config, a, p.waste, input.c_is_read);
+  p.traffic = compute_traffic(input.problem, a, p.waste, input.c_is_read);
 
   // L2 hit rate of the operand loads under the raster order.
   const gemm::Problem& pr = input.problem;
@@ -376,10 +361,10 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   l2in.a_slab_bytes = static_cast<double>(p.config.bm) * a.k_tile * kFloatBytes;
   l2in.b_slab_bytes = static_cast<double>(p.config.bn) * a.k_tile * kFloatBytes;
   l2in.slabs_in_flight = std::max(1, p.config.stages);
-  if (a.b_bulk_copy && p.config.cluster > 1) {
-    // Rung 10: the raster walks cluster tiles (cluster vertically adjacent blocks that fetch
-    // B once); to L2 a cluster is one block of cluster * BM rows.
-    const int cluster = p.config.cluster;
+  if (a.b_multicast_blocks > 1) {
+    // The raster walks cluster tiles (vertically adjacent blocks that fetch B once); to L2 a
+    // cluster is one block of cluster * BM rows.
+    const int cluster = a.b_multicast_blocks;
     l2in.tiles_m = p.waste.launched_tiles_m / cluster;
     l2in.resident_blocks = std::max<std::int64_t>(1, l2in.resident_blocks / cluster);
     l2in.bm = cluster * p.config.bm;
@@ -433,9 +418,9 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();
   // The wait ends when the slowest load of the group arrives: the block's whole tile behind a
-  // barrier (rungs 2-10), one warp's loads of one k (rung 1).
-  const double wait_sectors =
-      a.rung == 1 ? a.global_a.sectors + a.global_b.sectors : tile_sectors(p.config, a.k_tile);
+  // barrier, one warp's loads of one k without one.
+  const double wait_sectors = a.barrier_per_tile() ? tile_sectors(p.config, a.k_tile)
+                                                   : a.global_a.sectors + a.global_b.sectors;
   const double memory_latency =
       slowest_load_latency_cycles(hit, wait_sectors, lat.l2_cycles, lat.dram_cycles);
   LatencyHiding& h = p.latency;
@@ -445,8 +430,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   // Without prefetch a K tile waits for its global round trips one after another
   // (serial_load_groups: rungs 5-6 load and store A before they load B).
   const double load_wait_cycles = a.serial_load_groups * h.global_latency_cycles;
-  const bool all_async = a.a_async_copy && a.b_async_copy;
-  h.overhead_cycles = a.rung == 1 ? 0.0 : (all_async ? 1 : 2) * lat.shared_memory_cycles;
+  h.overhead_cycles = a.shared_round_trips * lat.shared_memory_cycles;
   // Warps without a barrier wait on their own loads, behind the other warps' loads in the L1
   // queue (lsu_queue_wait_cycles); the wait grows with the resident blocks.
   const double l1_bytes_per_cycle =
@@ -467,7 +451,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(
                                                   block_warps_per_scheduler, m.own_stall_cycles),
                a.k_tile * lat.ffma_cycles);
-  h.stage_wait_cycles = stage_wait_cycles(a);
+  h.stage_wait_cycles = a.stage_wait_cycles;
   const double lg_wavefronts_per_warp_tile =
       a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;
   m.lsu_queue_per_block =
@@ -487,9 +471,10 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
       block_issue_cycles_per_instruction(h.warps_per_scheduler, m.own_stall_cycles);
   h.round_l1_cycles =
       static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
-  // Convoys: without prefetch (rungs 2-7) the blocks wait for their tiles together; rung 10's
-  // blocks wait on their stage barriers together. The wait adds to the SM's round.
-  const bool unprefetched = a.rung >= 2 && a.prefetch_tiles == 0;
+  // Convoys: with a barrier per tile and no prefetch the blocks wait for their tiles together;
+  // blocks that wait on a copy engine's stage barrier (stage_wait_cycles) do too. The wait adds
+  // to the SM's round.
+  const bool unprefetched = a.barrier_per_tile() && a.prefetch_tiles == 0;
   h.convoy = unprefetched || h.stage_wait_cycles > 0;
   // A block's tile reaches the SM through its share of the L2 bandwidth after the first
   // sector's latency (convoy_transfer_cycles).
@@ -509,7 +494,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
                      (std::max(h.round_issue_cycles, convoy_issue) + exposed_with_fragments)
                : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
   h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
-  h.barrier_stalls = a.rung >= 2 && h.blocks_per_sm == 1 && a.prefetch_tiles == 0;
+  h.barrier_stalls = unprefetched && h.blocks_per_sm == 1;
   // wave_terms adds the wave's queue and fragment wait
   m.tile_cycle = h.tile_cycle_cycles - h.lsu_queue_cycles - h.fragment_wait_cycles;
   m.tile_issue = h.tile_issue_cycles;

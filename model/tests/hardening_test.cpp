@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roofcast/json_input.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -131,8 +132,11 @@ TEST(StrictJson, DescriptionsAreBoundedAndPrintable) {
 
 TEST(StrictJson, ControlCharactersAreFound) {
   EXPECT_FALSE(json_input::text_problem("NVIDIA H200 141GB (×)").has_value());
-  for (const std::string bad : {std::string("a\nb"), std::string("a\0b", 3), std::string("\x1b[31m"),
-                                std::string("\xc2\x9b" "31m"), std::string("tab\t")}) {
+  for (const std::string bad :
+       {std::string("a\nb"), std::string("a\0b", 3), std::string("\x1b[31m"),
+        std::string("\xc2\x9b"
+                    "31m"),
+        std::string("tab\t")}) {
     EXPECT_TRUE(json_input::text_problem(bad).has_value()) << json_input::quote_for_message(bad);
   }
 }
@@ -279,26 +283,27 @@ TEST(ModelHardening, APredictionIsFiniteOrAnError) {
   GpuSpec gpu = embedded_spec("h200-sxm");
   gpu.chip.boost_clock_MHz = 1e308;  // past the loader's bound: only code can build this
   gpu.measured.reset();
-  EXPECT_THROW(predict(gpu, registry_input({4096, 4096, 4096}), Calibration{}), std::domain_error);
-  const Prediction fine =
-      predict(embedded_spec("h200-sxm"), registry_input({4096, 4096, 4096}), Calibration{});
+  EXPECT_THROW(kernels::predict(gpu, registry_input({4096, 4096, 4096}), Calibration{}),
+               std::domain_error);
+  const Prediction fine = kernels::predict(embedded_spec("h200-sxm"),
+                                           registry_input({4096, 4096, 4096}), Calibration{});
   EXPECT_TRUE(std::isfinite(fine.time_s) && fine.time_s > 0);
 }
 
 TEST(ModelHardening, PredictRefusesWhatNoKernelCanBe) {
   const GpuSpec& gpu = embedded_spec("h200-sxm");
   PredictInput in = registry_input({gemm::kMaxExtent + 1, 64, 64});
-  EXPECT_THROW(predict(gpu, in, Calibration{}), std::invalid_argument);
+  EXPECT_THROW(kernels::predict(gpu, in, Calibration{}), std::invalid_argument);
   in = registry_input({4096, 4096, 4096});
   in.registers_per_thread = 128;
   in.spill_bytes_per_thread = -64;  // would make the prediction faster
-  EXPECT_THROW(predict(gpu, in, Calibration{}), std::invalid_argument);
+  EXPECT_THROW(kernels::predict(gpu, in, Calibration{}), std::invalid_argument);
   in.registers_per_thread.reset();
   in.spill_bytes_per_thread = 64;  // spills without the registers they came with
-  EXPECT_THROW(predict(gpu, in, Calibration{}), std::invalid_argument);
+  EXPECT_THROW(kernels::predict(gpu, in, Calibration{}), std::invalid_argument);
   in = registry_input({4096, 4096, 4096});
   in.config.bm = 1 << 30;
-  EXPECT_THROW(predict(gpu, in, Calibration{}), std::invalid_argument);
+  EXPECT_THROW(kernels::predict(gpu, in, Calibration{}), std::invalid_argument);
   EXPECT_NE(kernels::violated_rule(in.config), nullptr);
 }
 
@@ -329,10 +334,10 @@ TEST(GnuplotInjection, ASpecNameRunsNothingInTheStaircase) {
     EXPECT_FALSE(fs::exists(marker)) << "gnuplot ran a command from the spec's name";
   }
   // A name with a newline is refused by the loader before any script is written.
-  const fs::path spec = user_spec(dir, "user-gpu", "x\"\nsystem \"touch " + marker.string() + "\"\n#");
-  const auto run = run_cli_args({"occupancy", "--spec", spec.string(), "--threads", "256",
-                                 "--regs", "64", "--sweep", "regs", "--svg",
-                                 (dir.path / "n.svg").string()});
+  const fs::path spec =
+      user_spec(dir, "user-gpu", "x\"\nsystem \"touch " + marker.string() + "\"\n#");
+  const auto run = run_cli_args({"occupancy", "--spec", spec.string(), "--threads", "256", "--regs",
+                                 "64", "--sweep", "regs", "--svg", (dir.path / "n.svg").string()});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("field 'name'"), std::string::npos) << run.err;
   EXPECT_FALSE(fs::exists(marker));
@@ -372,8 +377,7 @@ TEST(GnuplotInjection, TheReportOfAUserSpecRunsNothingAndStaysInItsFolder) {
   json document = h200_document();
   document["id"] = "../../escaped";
   const fs::path bad = dir.write("bad-id.json", document.dump());
-  const auto refused =
-      run_cli_args({"report", "--spec", bad.string(), "--root", kRoot.string()});
+  const auto refused = run_cli_args({"report", "--spec", bad.string(), "--root", kRoot.string()});
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("field 'id'"), std::string::npos) << refused.err;
   EXPECT_FALSE(fs::exists(kRoot / "reports" / ".." / ".." / "escaped"));
@@ -433,13 +437,14 @@ TEST(Writers, AReportNeverOverwritesAFileItDidNotWrite) {
   ScratchDir dir("roofcast_report_overwrite");
   const std::string mine = "# my project\n";
   dir.write("README.md", mine);
-  auto run = run_cli_args({"report", "--gpu", "v100-sxm2-32gb", "--root", kRoot.string(),
-                           "--out", dir.path.string()});
+  auto run = run_cli_args(
+      {"report", "--gpu", "v100-sxm2-32gb", "--root", kRoot.string(), "--out", dir.path.string()});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("not written by roofcast"), std::string::npos) << run.err;
   EXPECT_EQ(read_file(dir.path / "README.md"), mine);
   std::size_t entries = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path)) entries += 1 + 0 * entry.is_regular_file();
+  for (const auto& entry : fs::directory_iterator(dir.path))
+    entries += 1 + 0 * entry.is_regular_file();
   EXPECT_EQ(entries, 1u) << "no figure, no staging folder left beside the README";
   run = run_cli_args({"report", "--gpu", "v100-sxm2-32gb", "--root", kRoot.string(), "--out",
                       dir.path.string(), "--force"});
@@ -447,8 +452,8 @@ TEST(Writers, AReportNeverOverwritesAFileItDidNotWrite) {
   EXPECT_NE(run.err.find("overwriting"), std::string::npos) << "it says so";
   EXPECT_NE(read_file(dir.path / "README.md"), mine);
   // Its own report it overwrites without --force.
-  run = run_cli_args({"report", "--gpu", "v100-sxm2-32gb", "--root", kRoot.string(), "--out",
-                      dir.path.string()});
+  run = run_cli_args(
+      {"report", "--gpu", "v100-sxm2-32gb", "--root", kRoot.string(), "--out", dir.path.string()});
   EXPECT_EQ(run.exit_code, 0) << run.err;
 }
 
@@ -459,18 +464,23 @@ TEST(Writers, AFailedReportLeavesTheFolderAsItWas) {
   const fs::path bin = dir.path / "bin";
   fs::create_directories(bin);
   const fs::path fake = bin / "gnuplot";
-  std::ofstream(fake) << "#!/bin/sh\n"
-                         "if [ \"$1\" = --version ]; then echo 'gnuplot 5.4 patchlevel 4'; exit 0; fi\n"
-                         "count=$(cat '" << (dir.path / "count").string() << "' 2>/dev/null || echo 0)\n"
-                         "echo $((count + 1)) > '" << (dir.path / "count").string() << "'\n"
-                         "[ \"$count\" -ge 2 ] && exit 1\n"
-                         "exec /usr/bin/gnuplot \"$@\"\n";
+  std::ofstream(fake)
+      << "#!/bin/sh\n"
+         "if [ \"$1\" = --version ]; then echo 'gnuplot 5.4 patchlevel 4'; exit 0; fi\n"
+         "count=$(cat '"
+      << (dir.path / "count").string()
+      << "' 2>/dev/null || echo 0)\n"
+         "echo $((count + 1)) > '"
+      << (dir.path / "count").string()
+      << "'\n"
+         "[ \"$count\" -ge 2 ] && exit 1\n"
+         "exec /usr/bin/gnuplot \"$@\"\n";
   fs::permissions(fake, fs::perms::owner_all);
   const fs::path out = dir.path / "out";
   fs::create_directories(out);
-  const auto run = run_cli_args({"report", "--gpu", "h200-sxm", "--root", kRoot.string(), "--out",
-                                 out.string()},
-                                "PATH=" + bin.string() + ":/usr/bin:/bin");
+  const auto run =
+      run_cli_args({"report", "--gpu", "h200-sxm", "--root", kRoot.string(), "--out", out.string()},
+                   "PATH=" + bin.string() + ":/usr/bin:/bin");
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find("gnuplot failed"), std::string::npos) << run.err;
   EXPECT_TRUE(fs::is_empty(out)) << "a failed run left files behind";

@@ -3,6 +3,7 @@
 // that cannot launch), the calibration and its least-squares fit on synthetic data, and that
 // predict() does not allocate.
 #include "roofcast/predict.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -113,7 +114,7 @@ TEST(Compose, TotalsAndBindingTerm) {
 TEST(Registers, EstimateParts) {
   const gemm::Problem p{4096, 4096, 4096};
   // Rung 4, 8x8: 64 accumulators + 2 * (8 + 8) fragments + 18 addressing = 114.
-  RegisterEstimate r = estimate_registers(kRung4, kernel_anatomy(p, kRung4));
+  RegisterEstimate r = estimate_registers(kRung4, kernels::anatomy(p, kRung4));
   EXPECT_EQ(r.accumulators, 64);
   EXPECT_EQ(r.fragments, 32);
   EXPECT_EQ(r.staging, 0);
@@ -122,24 +123,24 @@ TEST(Registers, EstimateParts) {
   EXPECT_EQ(r.total, 114);
   // Rung 1: one accumulator, one A and one B value.
   const TileConfig naive = tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
-  r = estimate_registers(naive, kernel_anatomy(p, naive));
+  r = estimate_registers(naive, kernels::anatomy(p, naive));
   EXPECT_EQ(r.total, 1 + 2 + kAddressRegisters);
   // Rung 8, 8x16 over 128 threads: 128 accumulators + 2 * 24 fragments + 16 staged floats
   // (the next stage, live during the compute) + 18 + 3 pipeline (stage index, 2 offsets).
   TileConfig r8 = kRung9;
   r8.rung = 8;
   r8.stages = 2;
-  r = estimate_registers(r8, kernel_anatomy(p, r8));
+  r = estimate_registers(r8, kernels::anatomy(p, r8));
   EXPECT_EQ(r.staging, 16);
   EXPECT_EQ(r.pipeline, 3);
   EXPECT_EQ(r.total, 128 + 48 + 16 + 18 + 3);
   // Rung 9 with A through registers: A's 8 floats stay live; with 4-byte cp.async: none.
-  r = estimate_registers(kRung9, kernel_anatomy(p, kRung9));
+  r = estimate_registers(kRung9, kernels::anatomy(p, kRung9));
   EXPECT_EQ(r.staging, 8);
   EXPECT_EQ(r.total, 128 + 48 + 8 + 18 + 4);
   TileConfig r9_async = kRung9;
   r9_async.vector_width = 1;
-  r = estimate_registers(r9_async, kernel_anatomy(p, r9_async));
+  r = estimate_registers(r9_async, kernels::anatomy(p, r9_async));
   EXPECT_EQ(r.staging, 0);
   EXPECT_EQ(r.total, 128 + 48 + 18 + 4);
 }
@@ -175,7 +176,7 @@ TEST(Latencies, AssumedUnlessMeasured) {
 // ---- predictions -------------------------------------------------------------------------
 
 TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
-  const Prediction p = predict(h200(), input(kRung4));
+  const Prediction p = kernels::predict(h200(), input(kRung4));
   ASSERT_TRUE(p.launchable);
   EXPECT_TRUE(p.registers_estimated);
   EXPECT_EQ(p.registers_per_thread, 114);
@@ -216,7 +217,7 @@ TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
 
 TEST(Predict, EveryRegistryConfigIsBelowTheFfmaPeak) {
   for (const kernels::RegistryEntry& e : kernels::kRegistry) {
-    const Prediction p = predict(h200(), input(e.config));
+    const Prediction p = kernels::predict(h200(), input(e.config));
     ASSERT_TRUE(p.launchable) << kernels::kernel_id(e.config);
     EXPECT_GT(p.time_s, 0) << kernels::kernel_id(e.config);
     EXPECT_LE(p.tflops, p.ceilings.ffma_TFLOPS.value()) << kernels::kernel_id(e.config);
@@ -229,7 +230,7 @@ TEST(Predict, EveryRegistryConfigIsBelowTheFfmaPeak) {
 TEST(Predict, EveryRegistryConfigIsBelowTheFfmaPeakOnEveryGpu) {
   for (const GpuSpec& gpu : embedded_specs()) {
     for (const kernels::RegistryEntry& e : kernels::kRegistry) {
-      const Prediction p = predict(gpu, input(e.config));
+      const Prediction p = kernels::predict(gpu, input(e.config));
       if (!p.launchable) continue;
       EXPECT_LE(p.tflops, p.ceilings.ffma_TFLOPS.value() * (1 + 1e-9))
           << gpu.id << " " << kernels::kernel_id(e.config);
@@ -261,9 +262,9 @@ TEST(Clock, FfmaIssueCyclesFromTheLanesPerScheduler) {
 
 TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
   const TileConfig c = tile(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1);
-  const KernelAnatomy aligned = kernel_anatomy({4096, 4096, 4096}, c);
+  const KernelAnatomy aligned = kernels::anatomy({4096, 4096, 4096}, c);
   EXPECT_DOUBLE_EQ(warp_own_stall_cycles(aligned), kWarpOwnStallCyclesPerInstruction);
-  const KernelAnatomy odd = kernel_anatomy({1999, 3001, 1537}, c);
+  const KernelAnatomy odd = kernels::anatomy({1999, 3001, 1537}, c);
   ASSERT_GT(odd.unaligned_copy_instructions, 0);
   EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd),
                    kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles *
@@ -272,38 +273,38 @@ TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
   // Extra instructions (spill accesses) dilute the share.
   EXPECT_LT(warp_own_stall_cycles(odd, 1000), warp_own_stall_cycles(odd));
   // The odd shape's instructions issue slower than the aligned ones on the same scheduler.
-  const Prediction p_odd = predict(h200(), input(c, {1999, 3001, 1537}));
-  const Prediction p_aligned = predict(h200(), input(c, {2048, 3072, 1536}));
+  const Prediction p_odd = kernels::predict(h200(), input(c, {1999, 3001, 1537}));
+  const Prediction p_aligned = kernels::predict(h200(), input(c, {2048, 3072, 1536}));
   EXPECT_GT(p_odd.latency.round_issue_cycles / (odd.instructions()),
             p_aligned.latency.round_issue_cycles / aligned.instructions());
 }
 
 TEST(Latency, RungTenWaitsOnItsStageBarrierOnBothBPaths) {
   const TileConfig c = tile(10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4);
-  const KernelAnatomy bulk = kernel_anatomy({2048, 2048, 2048}, c);
+  const KernelAnatomy bulk = kernels::anatomy({2048, 2048, 2048}, c);
   ASSERT_TRUE(bulk.b_bulk_copy);
-  EXPECT_DOUBLE_EQ(stage_wait_cycles(bulk), kFullBarrierWaitCycles);
-  const KernelAnatomy fallback = kernel_anatomy({2049, 2049, 2049}, c);  // N % 4 != 0
+  EXPECT_DOUBLE_EQ(bulk.stage_wait_cycles, kernels::kFullBarrierWaitCycles);
+  const KernelAnatomy fallback = kernels::anatomy({2049, 2049, 2049}, c);  // N % 4 != 0
   ASSERT_FALSE(fallback.b_bulk_copy);
-  EXPECT_DOUBLE_EQ(stage_wait_cycles(fallback), kFallbackStageWaitCycles);
+  EXPECT_DOUBLE_EQ(fallback.stage_wait_cycles, kernels::kFallbackStageWaitCycles);
   TileConfig r9 = c;
   r9.rung = 9;
-  EXPECT_DOUBLE_EQ(stage_wait_cycles(kernel_anatomy({2049, 2049, 2049}, r9)), 0);
+  EXPECT_DOUBLE_EQ(kernels::anatomy({2049, 2049, 2049}, r9).stage_wait_cycles, 0);
   // The fallback path's wait makes rung 10 a convoy, as the bulk path is.
-  EXPECT_TRUE(predict(h200(), input(c, {2049, 2049, 2049})).latency.convoy);
+  EXPECT_TRUE(kernels::predict(h200(), input(c, {2049, 2049, 2049})).latency.convoy);
 }
 
 TEST(Latency, RegisterStagedAWaitsOneWholeLatencyPerTile) {
   // Rung 9 with A through registers: the chain floor is L_global + overhead per K tile (A one
   // stage ahead), not half of it (B two stages ahead); 16 blocks of 64 threads, one per SM.
   TileConfig c = tile(9, SmemLayout::kPadded, 32, 32, 8, 4, 4, 32, 16, 64, 3, 4);
-  const Prediction v4 = predict(h200(), input(c, {128, 128, 16384}));
+  const Prediction v4 = kernels::predict(h200(), input(c, {128, 128, 16384}));
   EXPECT_EQ(v4.anatomy.chain_prefetch_tiles, 1);
   EXPECT_GE(v4.latency.tile_cycle_cycles,
             v4.latency.global_latency_cycles + v4.latency.overhead_cycles);
   c.rung = 8;
   c.stages = 2;
-  const Prediction r8 = predict(h200(), input(c, {128, 128, 16384}));
+  const Prediction r8 = kernels::predict(h200(), input(c, {128, 128, 16384}));
   EXPECT_NEAR(v4.latency.tile_cycle_cycles, r8.latency.tile_cycle_cycles,
               0.05 * r8.latency.tile_cycle_cycles);
 }
@@ -321,7 +322,7 @@ TEST(Latency, WarpsPerSchedulerIssueWithTheirOwnStalls) {
   // A 4-warp block alone: one warp per scheduler, its K tile's issue is its instruction count
   // times c(1); the full wave's two blocks put two warps on each scheduler: c(2).
   const TileConfig c = tile(8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4);
-  const Prediction p = predict(h200(), input(c, {256, 4096, 4096}));
+  const Prediction p = kernels::predict(h200(), input(c, {256, 4096, 4096}));
   ASSERT_TRUE(p.launchable);
   const double per_warp = p.anatomy.instructions() / issue_per_cycle(p.ceilings);
   EXPECT_NEAR(p.latency.tile_issue_cycles, per_warp * block_issue_cycles_per_instruction(1), 1e-9);
@@ -330,7 +331,7 @@ TEST(Latency, WarpsPerSchedulerIssueWithTheirOwnStalls) {
 }
 
 TEST(Predict, OneByOneByOne) {
-  const Prediction p = predict(h200(), input(kRung5, {1, 1, 1}));
+  const Prediction p = kernels::predict(h200(), input(kRung5, {1, 1, 1}));
   ASSERT_TRUE(p.launchable);
   EXPECT_EQ(p.waves.grid_blocks, 1);
   EXPECT_EQ(p.waves.waves, 1);
@@ -345,8 +346,8 @@ TEST(Predict, BoundaryWasteOfM300) {
   TileConfig big = kRung4;
   big.bm = 256;
   big.threads = 512;
-  const Prediction tall = predict(h200(), input(big, {300, 4096, 4096}));
-  const Prediction small = predict(h200(), input(kRung4, {300, 4096, 4096}));
+  const Prediction tall = kernels::predict(h200(), input(big, {300, 4096, 4096}));
+  const Prediction small = kernels::predict(h200(), input(kRung4, {300, 4096, 4096}));
   ASSERT_TRUE(tall.launchable);
   EXPECT_DOUBLE_EQ(tall.waste.useful_fraction, 300.0 / 512);
   EXPECT_DOUBLE_EQ(small.waste.useful_fraction, 300.0 / 384);
@@ -358,8 +359,8 @@ TEST(Predict, BoundaryWasteOfM300) {
 TEST(Predict, ExactlyOneWaveThenOneBlockMore) {
   // Rung 4 keeps 2 blocks per SM: 264 blocks per wave. 12 x 22 tiles fill one wave exactly;
   // 5 x 53 = 265 tiles need a second wave of one block.
-  const Prediction one = predict(h200(), input(kRung4, {12 * 128, 22 * 128, 4096}));
-  const Prediction more = predict(h200(), input(kRung4, {5 * 128, 53 * 128, 4096}));
+  const Prediction one = kernels::predict(h200(), input(kRung4, {12 * 128, 22 * 128, 4096}));
+  const Prediction more = kernels::predict(h200(), input(kRung4, {5 * 128, 53 * 128, 4096}));
   EXPECT_EQ(one.waves.waves, 1);
   EXPECT_DOUBLE_EQ(one.waves.tail_efficiency, 1);
   EXPECT_EQ(one.terms.full_waves, 1);
@@ -373,46 +374,46 @@ TEST(Predict, ExactlyOneWaveThenOneBlockMore) {
 TEST(Predict, CannotLaunchSaysWhy) {
   PredictInput in = input(kRung5);
   in.shared_memory_bytes = 300000;
-  Prediction p = predict(h200(), in);
+  Prediction p = kernels::predict(h200(), in);
   EXPECT_FALSE(p.launchable);
   EXPECT_EQ(p.occupancy.failure, LaunchFailure::kSharedMemoryExceedsBlockLimit);
   EXPECT_EQ(p.time_s, 0);
   in = input(kRung5);
   in.registers_per_thread = 300;
-  p = predict(h200(), in);
+  p = kernels::predict(h200(), in);
   EXPECT_FALSE(p.launchable);
   EXPECT_EQ(p.occupancy.failure, LaunchFailure::kRegistersExceedThreadLimit);
 }
 
 TEST(Predict, BadProblemThrows) {
-  EXPECT_THROW(predict(h200(), input(kRung4, {0, 10, 10})), std::invalid_argument);
+  EXPECT_THROW(kernels::predict(h200(), input(kRung4, {0, 10, 10})), std::invalid_argument);
 }
 
 TEST(Predict, OneBlockPerSmWithoutPrefetchStallsAtBarriers) {
   const TileConfig c = tile(5, SmemLayout::kPlain, 128, 128, 8, 8, 4, 0, 0, 512, 1, 4);
-  const Prediction p = predict(h200(), input(c));
+  const Prediction p = kernels::predict(h200(), input(c));
   EXPECT_EQ(p.occupancy.blocks_per_sm, 1);
   EXPECT_TRUE(p.latency.barrier_stalls);
   EXPECT_GT(p.latency.exposed_fraction, 0);
   EXPECT_EQ(p.binding, TimeTerm::kLatency);
   // The same block with double buffering hides the load (rung 9 prefetches 2 stages).
-  const Prediction r9 = predict(h200(), input(kRung9));
+  const Prediction r9 = kernels::predict(h200(), input(kRung9));
   EXPECT_FALSE(r9.latency.barrier_stalls);
 }
 
 TEST(Predict, GivenRegistersAndLaunchBoundCap) {
   PredictInput in = input(kRung4);
   in.registers_per_thread = 128;
-  Prediction p = predict(h200(), in);
+  Prediction p = kernels::predict(h200(), in);
   EXPECT_FALSE(p.registers_estimated);
   EXPECT_EQ(p.registers_per_thread, 128);
   EXPECT_EQ(p.occupancy.blocks_per_sm, 2);
   in.registers_per_thread = 129;  // one more register: one block per SM
-  EXPECT_EQ(predict(h200(), in).occupancy.blocks_per_sm, 1);
+  EXPECT_EQ(kernels::predict(h200(), in).occupancy.blocks_per_sm, 1);
   // A launch bound of 3 blocks caps the estimate at 80 registers: 34 spill.
   in = input(kRung4);
   in.min_blocks_per_sm = 3;
-  p = predict(h200(), in);
+  p = kernels::predict(h200(), in);
   EXPECT_EQ(p.registers_per_thread, 80);
   EXPECT_EQ(p.spill.spilled_registers, 114 - 80);
   // 64 accumulators + 16 fragments fit in 80: the spilled values are touched once per tile,
@@ -422,7 +423,7 @@ TEST(Predict, GivenRegistersAndLaunchBoundCap) {
   EXPECT_DOUBLE_EQ(p.spill.l2_fraction, 0);
   EXPECT_DOUBLE_EQ(p.totals[TimeTerm::kSpill], 0);
   in.min_blocks_per_sm = 0;
-  const Prediction unspilled = predict(h200(), in);
+  const Prediction unspilled = kernels::predict(h200(), in);
   EXPECT_GT(p.totals[TimeTerm::kSharedMemory], unspilled.totals[TimeTerm::kSharedMemory]);
 }
 
@@ -477,7 +478,7 @@ TEST(Clock, IssuePerCycleFromTheMeasuredFfmaRate) {
 
 TEST(Predict, HugeThreadTilesSpill) {
   const TileConfig c = tile(6, SmemLayout::kSwizzled, 256, 256, 8, 16, 16, 0, 0, 256, 1, 4);
-  const Prediction p = predict(h200(), input(c));
+  const Prediction p = kernels::predict(h200(), input(c));
   EXPECT_GT(p.register_estimate.total, 255);
   EXPECT_EQ(p.registers_per_thread, 255);
   EXPECT_EQ(p.spill.spilled_registers, p.register_estimate.total - 255);
@@ -493,7 +494,7 @@ TEST(Predict, HugeThreadTilesSpill) {
 // trip per serial load group) and the transfer of a block's tile (convoy).
 TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   // The measured spec: its L2 bandwidth sets the transfer.
-  const Prediction p = predict(embedded_spec("h200-sxm"), input(kRung5));
+  const Prediction p = kernels::predict(embedded_spec("h200-sxm"), input(kRung5));
   ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
   const LatencyHiding& h = p.latency;
   // 128x128x8 tile: 256 sectors of 32 bytes at the SM's share of the L2 bandwidth.
@@ -513,7 +514,7 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency], expected, 1e-12);
   EXPECT_EQ(p.binding, TimeTerm::kLatency);
   // With prefetch (rung 8) the chain overlaps the other blocks' issue instead.
-  const Prediction r9 = predict(h200(), input(kRung9));
+  const Prediction r9 = kernels::predict(h200(), input(kRung9));
   EXPECT_LT(r9.terms.full_wave[TimeTerm::kLatency],
             (512 * (r9.latency.round_issue_cycles + r9.latency.global_latency_cycles)) /
                 (r9.ceilings.boost_clock_MHz * 1e6));
@@ -533,9 +534,9 @@ TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
   const Ceilings none = roofline_ceilings(h200());
   ASSERT_FALSE(none.l2_GBps.known());
   EXPECT_EQ(convoy_transfer_cycles(8192, none, 132), 0);
-  EXPECT_EQ(predict(h200(), input(kRung5)).latency.transfer_cycles, 0);
+  EXPECT_EQ(kernels::predict(h200(), input(kRung5)).latency.transfer_cycles, 0);
   // Prefetching kernels (rung 9) have no convoy transfer.
-  EXPECT_EQ(predict(embedded_spec("h200-sxm"), input(kRung9)).latency.transfer_cycles, 0);
+  EXPECT_EQ(kernels::predict(embedded_spec("h200-sxm"), input(kRung9)).latency.transfer_cycles, 0);
 }
 
 // 0.5 * wavefronts * 128 B / (L1 bytes per cycle): half the round's L1 work.
@@ -554,8 +555,8 @@ TEST(Latency, FragmentWaitIsPaidOncePerUnhoistedStep) {
 TEST(Predict, Rung4WaitsForItsFragmentStepsPerWave) {
   // 4096^3: two blocks per SM in every wave. 1024^3: 64 blocks, one per SM (a last wave only),
   // whose chain waits behind one block's wavefronts, not the occupancy's two.
-  const Prediction two = predict(h200(), input(kRung4));
-  const Prediction one = predict(h200(), input(kRung4, {1024, 1024, 1024}));
+  const Prediction two = kernels::predict(h200(), input(kRung4));
+  const Prediction one = kernels::predict(h200(), input(kRung4, {1024, 1024, 1024}));
   ASSERT_TRUE(one.launchable && two.launchable);
   const double shared = two.latencies.shared_memory_cycles;
   const double l1_per_cycle =
@@ -583,7 +584,7 @@ TEST(Latency, LsuQueueWaitIsHalfTheRoundsL1Work) {
 TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
   const GpuSpec gpu = embedded_spec("h200-sxm");
   const TileConfig naive = tile(1, SmemLayout::kPlain, 32, 32, 0, 1, 1, 0, 0, 1024, 1, 1);
-  const Prediction p = predict(gpu, input(naive));
+  const Prediction p = kernels::predict(gpu, input(naive));
   ASSERT_EQ(p.occupancy.blocks_per_sm, 2);
   const LatencyHiding& h = p.latency;
   const double l1_bytes_per_cycle =
@@ -598,7 +599,7 @@ TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency],
               (4096 * h.tile_cycle_cycles + h.global_latency_cycles + epilogue) / f, 1e-12);
   // 132 blocks: one wave of one block per SM, half the queue.
-  const Prediction one = predict(gpu, input(naive, {12 * 32, 11 * 32, 4096}));
+  const Prediction one = kernels::predict(gpu, input(naive, {12 * 32, 11 * 32, 4096}));
   ASSERT_EQ(one.terms.full_waves, 0);
   const LatencyHiding& o = one.latency;
   EXPECT_NEAR(
@@ -607,16 +608,16 @@ TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
           f,
       1e-12);
   // A barrier per tile (rung 5): no queue term.
-  EXPECT_EQ(predict(gpu, input(kRung5)).latency.lsu_queue_cycles, 0);
+  EXPECT_EQ(kernels::predict(gpu, input(kRung5)).latency.lsu_queue_cycles, 0);
 }
 
 TEST(Predict, CalibrationScalesTheBindingTerm) {
-  const Prediction base = predict(h200(), input(kRung9));
+  const Prediction base = kernels::predict(h200(), input(kRung9));
   ASSERT_EQ(base.binding, TimeTerm::kIssue);
   Calibration c;
   c.issue_scale = 2;
   c.launch_overhead_s = 3e-6;
-  const Prediction scaled = predict(h200(), input(kRung9), c);
+  const Prediction scaled = kernels::predict(h200(), input(kRung9), c);
   // Issue and shared memory add: only the issue part doubles.
   EXPECT_NEAR(scaled.time_s, base.time_s + base.totals[TimeTerm::kIssue] + 3e-6, 1e-15);
   EXPECT_EQ(scaled.calibration, c);
@@ -625,27 +626,27 @@ TEST(Predict, CalibrationScalesTheBindingTerm) {
 
 TEST(Predict, L2ModelAndRasterOrder) {
   PredictInput in = input(kRung9);
-  const Prediction roofcast = predict(h200(), in);
+  const Prediction roofcast = kernels::predict(h200(), in);
   in.l2_model = L2Model::kPublished;
-  const Prediction published = predict(h200(), in);
+  const Prediction published = kernels::predict(h200(), in);
   EXPECT_EQ(roofcast.l2.model, L2Model::kRoofcast);
   EXPECT_EQ(published.l2.model, L2Model::kPublished);
   EXPECT_NE(roofcast.l2.hit_rate, published.l2.hit_rate);
   in = input(kRung9, {8192, 8192, 8192});
-  const Prediction row = predict(h200(), in);
+  const Prediction row = kernels::predict(h200(), in);
   in.raster = gemm::RasterOrder{gemm::RasterKind::kGrouped, 8};
-  const Prediction grouped = predict(h200(), in);
+  const Prediction grouped = kernels::predict(h200(), in);
   EXPECT_GT(grouped.l2.hit_rate, row.l2.hit_rate);
   EXPECT_LT(grouped.dram_bytes, row.dram_bytes);
 }
 
 TEST(Predict, MeasuredL2CeilingAddsAnL2Term) {
   GpuSpec gpu = h200();
-  EXPECT_EQ(predict(gpu, input(kRung5)).totals[TimeTerm::kL2], 0);
+  EXPECT_EQ(kernels::predict(gpu, input(kRung5)).totals[TimeTerm::kL2], 0);
   MeasuredCeilings m;
   m.l2_bw_GBps = 10000;
   gpu.measured = m;
-  const Prediction p = predict(gpu, input(kRung5));
+  const Prediction p = kernels::predict(gpu, input(kRung5));
   // 2 * 32 * 4096^2 * 4 operand bytes + the C write, at 10 TB/s.
   EXPECT_NEAR(p.totals[TimeTerm::kL2], p.traffic.l2_bytes() / 1e13, 1e-12);
 }
@@ -658,7 +659,7 @@ TEST(Predict, DoesNotAllocate) {
   const long before = g_allocations.load();
   for (int i = 0; i < 100; ++i) {
     in.problem.m = 1000 + 37 * i;
-    sink += predict(gpu, in).time_s;
+    sink += kernels::predict(gpu, in).time_s;
   }
   const long after = g_allocations.load();
   EXPECT_GT(sink, 0);
@@ -684,7 +685,7 @@ std::vector<FitSample> samples_from_predictions(const Calibration& truth, double
   for (const kernels::RegistryEntry& e : kernels::kRegistry) {
     for (gemm::Problem p : {gemm::Problem{1024, 1024, 1024}, gemm::Problem{4096, 4096, 4096},
                             gemm::Problem{300, 4096, 4096}}) {
-      const Prediction pr = predict(h200(), input(e.config, p));
+      const Prediction pr = kernels::predict(h200(), input(e.config, p));
       FitSample s;
       s.name = kernels::kernel_id(e.config) + "@" + std::to_string(p.m);
       s.terms = pr.terms;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "roofcast/gemm.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -214,7 +215,7 @@ py::dict predict_config(const py::object& gpu, const std::array<std::int64_t, 3>
   Prediction p;
   {
     py::gil_scoped_release release;
-    p = predict(spec, input, calibration);
+    p = kernels::predict(spec, input, calibration);
   }
   py::dict d;
   d["gpu"] = spec.id;
@@ -460,7 +461,7 @@ void bind_configs(py::module_& m) {
                       int stages, int vector_width, int cluster, const std::string& layout) {
             TileConfig c = kernels::tile(rung, as_layout(layout), bm, bn, bk, tm, tn, wm, wn,
                                          threads, stages, vector_width, cluster);
-            if (c.threads <= 0) c.threads = derived_threads(c);
+            if (c.threads <= 0) c.threads = kernels::derived_threads(c);
             return c;
           }),
           py::kw_only(), py::arg("rung"), py::arg("bm"), py::arg("bn"), py::arg("bk") = 0,
@@ -493,7 +494,7 @@ void bind_configs(py::module_& m) {
       .def_property_readonly("shared_memory_bytes",
                              [](const TileConfig& c) { return kernels::shared_memory_bytes(c); })
       .def_property_readonly("derived_threads",
-                             [](const TileConfig& c) { return derived_threads(c); })
+                             [](const TileConfig& c) { return kernels::derived_threads(c); })
       .def("to_dict", &config_dict)
       .def(py::self == py::self)  // NOLINT(misc-redundant-expression)
       .def("__hash__",

@@ -1,4 +1,5 @@
 #include "roofcast/tune/baselines.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -38,7 +39,7 @@ struct Facts {
 /// predict()'s own occupancy, so the baselines see exactly the registers roofcast does; -1 when
 /// it cannot launch.
 int active_warps(const GpuSpec& gpu, const gemm::Problem& problem, const Candidate& c) {
-  const Prediction p = predict(gpu, predict_input(c, problem));
+  const Prediction p = kernels::predict(gpu, predict_input(c, problem));
   return p.launchable ? p.occupancy.active_warps : -1;
 }
 
@@ -69,7 +70,7 @@ double triton_matmul_estimate_ms(const GpuSpec& gpu, const gemm::Problem& proble
   const double m = std::max<double>(static_cast<double>(problem.m), config.bm);
   const double n = std::max<double>(static_cast<double>(problem.n), config.bn);
   const double k = static_cast<double>(problem.k);
-  const int threads = config.threads > 0 ? config.threads : derived_threads(config);
+  const int threads = config.threads > 0 ? config.threads : kernels::derived_threads(config);
   const double warps = std::max(1, (threads + 31) / 32);
 
   const double subcores = kSubcoresPerSm * gpu.chip.sm_count;

@@ -1,4 +1,5 @@
 #include "roofcast/tune/rank.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 
 #include <algorithm>
 #include <array>
@@ -105,7 +106,7 @@ PredictInput predict_input(const Candidate& candidate, const gemm::Problem& prob
   PredictInput in;
   in.problem = problem;
   in.config = candidate.config;
-  if (in.config.threads <= 0) in.config.threads = derived_threads(in.config);
+  if (in.config.threads <= 0) in.config.threads = kernels::derived_threads(in.config);
   in.raster = candidate.raster;
   in.shared_memory_bytes = kernels::shared_memory_bytes(in.config);
   in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(in.config);
@@ -158,7 +159,7 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
     }
     if (anatomy == nullptr || !(anatomy_config == in.config)) {
       const auto [it, added] = anatomies.try_emplace(key_of(in.config));
-      if (added) it->second = kernel_anatomy(problem, in.config, gpu.sm.shared_memory_banks);
+      if (added) it->second = kernels::anatomy(problem, in.config, gpu.sm.shared_memory_banks);
       anatomy = &it->second;
       anatomy_config = in.config;
     }
@@ -177,7 +178,7 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
     std::vector<bool> keep(scored.size(), false);
     for (std::size_t j = 0; j < scored.size(); ++j) {
       gemm::TileConfig config = candidates[scored[j].index].config;
-      if (config.threads <= 0) config.threads = derived_threads(config);
+      if (config.threads <= 0) config.threads = kernels::derived_threads(config);
       const auto [it, added] = best.try_emplace(key_of(config), j);
       if (added) {
         keep[j] = true;
@@ -212,7 +213,8 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
   r.ranked.reserve(keep);
   for (std::size_t j = 0; j < keep; ++j) {
     const Candidate& c = candidates[scored[j].index];
-    const Prediction p = predict(gpu, predict_input(c, problem, options.c_is_read), r.calibration);
+    const Prediction p =
+        kernels::predict(gpu, predict_input(c, problem, options.c_is_read), r.calibration);
     r.ranked.push_back(Ranked{scored[j].index, c, p.time_s, p.tflops, explain(p)});
   }
   return r;

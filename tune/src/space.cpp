@@ -1,4 +1,5 @@
 #include "roofcast/tune/space.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -86,7 +87,7 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
   c.cluster = 1;
   c.vector_width = 1;
   auto finish = [&](TileConfig config) {
-    config.threads = derived_threads(config);
+    config.threads = kernels::derived_threads(config);
     emit(config);
   };
   if (rung == 1) {
@@ -197,7 +198,7 @@ Exclusion exclusion(const GpuSpec& gpu, const TileConfig& config, std::string* d
         std::to_string(gpu.compute_capability.minor));
     return Exclusion::kComputeCapability;
   }
-  const int threads = config.threads > 0 ? config.threads : derived_threads(config);
+  const int threads = config.threads > 0 ? config.threads : kernels::derived_threads(config);
   if (threads > gpu.sm.max_threads_per_block) {
     say(std::to_string(threads) + " threads > max_threads_per_block " +
         std::to_string(gpu.sm.max_threads_per_block));

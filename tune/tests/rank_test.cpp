@@ -7,6 +7,7 @@
 #include <string>
 
 #include "roofcast/calibration.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/tune/problems.hpp"
@@ -48,7 +49,7 @@ TEST(Rank, OrderAndTimesArePredictsOwn) {
       EXPECT_LE(r.ranked[i - 1].time_s, x.time_s);
     }
     const Prediction p =
-        predict(gpu, tune::predict_input(candidates[x.index], problem), calibration);
+        kernels::predict(gpu, tune::predict_input(candidates[x.index], problem), calibration);
     ASSERT_TRUE(p.launchable);
     EXPECT_DOUBLE_EQ(p.time_s, x.time_s) << kernels::kernel_id(x.candidate.config);
     EXPECT_DOUBLE_EQ(p.tflops, x.tflops);
@@ -122,7 +123,7 @@ TEST(Rank, PruningRulesDropWithTheirReasons) {
   const Calibration calibration = tune::default_calibration(gpu);
   for (const tune::Pruned& p : r.pruned) {
     const Prediction pred =
-        predict(gpu, tune::predict_input(candidates[p.index], problem), calibration);
+        kernels::predict(gpu, tune::predict_input(candidates[p.index], problem), calibration);
     switch (p.reason) {
       case PruneReason::kNotLaunchable:
         EXPECT_FALSE(pred.launchable);
@@ -178,8 +179,8 @@ TEST(Rank, ExplicitCalibrationIsUsed) {
   options.calibration = Calibration{};
   const auto candidates = registry_candidates();
   const tune::Ranking r = tune::rank(gpu, {2048, 2048, 2048}, candidates, options);
-  const Prediction p =
-      predict(gpu, tune::predict_input(candidates[r.ranked[0].index], {2048, 2048, 2048}), {});
+  const Prediction p = kernels::predict(
+      gpu, tune::predict_input(candidates[r.ranked[0].index], {2048, 2048, 2048}), {});
   EXPECT_DOUBLE_EQ(r.ranked[0].time_s, p.time_s);
   EXPECT_FALSE(tune::rank(embedded_spec("v100-sxm2-32gb"), {2048, 2048, 2048},
                           tune::enumerate_candidates(embedded_spec("v100-sxm2-32gb"),

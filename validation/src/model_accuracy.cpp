@@ -1,4 +1,5 @@
 #include "roofcast/validation/model_accuracy.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -103,7 +104,7 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measur
       a.training = in_training_split(c);
       a.duplicate = !seen.insert(a.name).second;
       a.measured_tflops = tflops_of(c.problem, c.time_ms->median);
-      a.prediction = predict(gpu, predict_input(*found->second, c, l2_model));
+      a.prediction = kernels::predict(gpu, predict_input(*found->second, c, l2_model));
       if (!a.prediction.launchable) {
         throw std::invalid_argument("the model says measured case '" + a.name + "' cannot launch");
       }
@@ -124,8 +125,8 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measur
     shape.set = a.set;
     shape.problem = a.problem;
     shape.raster = a.raster;
-    a.prediction = predict(gpu, predict_input(*kernels_by_id.at(a.kernel), shape, l2_model),
-                           result.fit.calibration);
+    a.prediction = kernels::predict(
+        gpu, predict_input(*kernels_by_id.at(a.kernel), shape, l2_model), result.fit.calibration);
     a.predicted_tflops = a.prediction.tflops;
     a.error_percent = 100.0 * (a.predicted_tflops - a.measured_tflops) / a.measured_tflops;
     a.binding = a.prediction.binding;
@@ -196,7 +197,8 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measur
     for (const MeasuredCase& c : measurement.cases) {
       if (c.kernel == kCublasKernel || !c.ncu.has_value() || !c.ncu->l2_hit_rate_pct) continue;
       const MeasuredKernel& kernel = *kernels_by_id.at(c.kernel);
-      const Prediction p = predict(gpu, predict_input(kernel, c, model), result.fit.calibration);
+      const Prediction p =
+          kernels::predict(gpu, predict_input(kernel, c, model), result.fit.calibration);
       L2Agreement::Row row;
       row.name = c.kernel + " " + problem_text(c.problem) + " " +
                  gemm::to_string(c.raster.value_or(gemm::RasterOrder{}));

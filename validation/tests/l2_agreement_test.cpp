@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
 #include "roofcast/validation/model_accuracy.hpp"
@@ -65,7 +66,7 @@ Summary evaluate(L2Model model, bool print) {
     }
     const MeasuredKernel* kernel = m.find_kernel(c.kernel);
     if (kernel == nullptr) continue;
-    const Prediction p = predict(gpu, predict_input(*kernel, c, model));
+    const Prediction p = kernels::predict(gpu, predict_input(*kernel, c, model));
     const double predicted_pct = 100 * p.l2_sector_hit_rate;
     if (!comparable_hit_rate(*c.ncu->l2_hit_rate_pct)) {
       // Not a probability (rung 10 clusters: more sector hits than lookups), so no error.

@@ -121,7 +121,7 @@ struct RegisterEstimate {
 /// Registers for addresses, sizes, indices and scalars (see RegisterEstimate::addressing).
 inline constexpr int kAddressRegisters = 18;
 
-/// The estimate for a config's kernel (anatomy from kernel_anatomy).
+/// The estimate for a config's kernel from its anatomy (config: stages).
 RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& anatomy);
 
 /// The most registers per thread at which `min_blocks` blocks of `threads` threads stay
@@ -159,7 +159,7 @@ Latencies gpu_latencies(const GpuSpec& gpu);
 
 struct PredictInput {
   gemm::Problem problem;
-  gemm::TileConfig config;  // threads = 0: derived_threads(config)
+  gemm::TileConfig config;  // threads = 0: the anatomy's threads
   gemm::RasterOrder raster;
   /// Shared memory per block, bytes (kernels::shared_memory_bytes(config) for a registry
   /// kernel); the kernel allocates it dynamically and raises its limit to the opt-in maximum.
@@ -214,7 +214,7 @@ struct LatencyHiding {
   double transfer_cycles = 0;
   double overhead_cycles = 0;
   double tile_issue_cycles = 0;
-  double stage_wait_cycles = 0;  // stage_wait_cycles(anatomy), in tile_cycle with prefetch
+  double stage_wait_cycles = 0;  // KernelAnatomy::stage_wait_cycles, in tile_cycle with prefetch
   /// fragment_wait_cycles of the full wave's B blocks (rung 4; 0 otherwise), in tile_cycle and
   /// added to every K tile of the latency chain (per wave, with that wave's blocks per SM).
   double fragment_wait_cycles = 0;
@@ -249,46 +249,6 @@ struct SpillEstimate {
   double l2_bytes = 0;                // local traffic reaching L2, whole launch:
                                       // l2_fraction * accesses_per_tile * 4 * threads * tiles
 };
-
-/// Rung 10's per-K-tile wait on its stage's full mbarrier: thread 0 alone waits for the
-/// phase, then one __syncthreads releases the block, so every warp waits for one thread's
-/// mbarrier observation once per K tile, not hidden by the block's own warps. Nsight Compute
-/// on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb):
-/// the training cases (square power-of-two ladder) r10-cluster-128x256x16 s4 c2 at 2048^3,
-/// 4096^3 and 8192^3, all four rasters, stalls 0.26-0.27 warp cycles per
-/// issued instruction on the barrier (rungs 8-9, whose waits are their own cp.async groups
-/// or registers: < 0.1), x 2176 instructions per warp per K tile = 570-590 cycles per K tile.
-/// (Supporting only, held-out sweep cases: the r10 256x128x8 s3 configs (BK = 8: twice the
-/// tiles) measure 20-28% below the same r09 tiles, about 700 cycles per K tile.)
-/// The 580 are raw cycles (stall x instructions), derived without any fitted scale; like the
-/// rest of the latency chain they are multiplied by Calibration::latency_scale. They are not
-/// all of rung 10's idle time: the same cases' stalls sum to 2.75 cycles per instruction (x 2163
-/// = 5950 cycles per K tile, the measured tile time within 2%) against 2 issue slots for the 2
-/// warps per scheduler, so ~1600 cycles per tile no warp of a scheduler issues; the barrier is
-/// 580 of them, the rest dispatch_stall, no_instruction, wait and short_scoreboard (0.10-0.15
-/// each), which the model does not count.
-inline constexpr double kFullBarrierWaitCycles = 580;
-
-/// Rung 10's per-K-tile barrier wait when B's rows are not 16-byte aligned (N % 4 != 0): the
-/// kernel (10_hopper_cluster.cuh issue_cluster_stage / publish_stage) then copies B with every
-/// thread's guarded 4-byte cp.async instead of bulk copies, but keeps its stage protocol:
-/// thread 0 arrives on full[buffer] (no transaction bytes) and waits for its phase, one
-/// __syncthreads per K tile, and with a cluster thread 0 first waits on empty[buffer] until
-/// every block of the cluster has released the buffer's previous use. Nsight Compute on the
-/// eight training cases (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
-/// sweep-train, 2049^3: r10-cluster 128x128x8 s3 v1 c1 / c2, v4 c2; 256x128x8 s3 v4 c1 / c2,
-/// s4 c4; 128x256x16 s4 c2; 256x128x16 s3 c2): barrier stall per issued instruction x the
-/// model's instructions per warp per K tile = 210 (c1), 301-421 (c2, c4, BK = 8), 173-178
-/// (BK = 16): mean 275 cycles per K tile (rung 9's twins at 2049^3: barrier 0.03-0.06 per
-/// instruction, ~50 cycles). Raw cycles, not fitted; multiplied by latency_scale like
-/// kFullBarrierWaitCycles. Effect (refitted): rung 10 at 2049^3 MAPE 14.0 -> 10.2%, mean
-/// error +13.3 -> +9.6% (still too fast: see the tail of the last wave, not modelled).
-inline constexpr double kFallbackStageWaitCycles = 275;
-
-/// Cycles per K tile a block waits on its stage barrier beyond its issue: rung 10,
-/// kFullBarrierWaitCycles when B arrives by bulk copies, kFallbackStageWaitCycles when its rows
-/// are not 16-byte aligned (cp.async fallback); else 0.
-double stage_wait_cycles(const KernelAnatomy& anatomy);
 
 /// Cycles a warp's global (or local) load waits, on average, behind the loads of the other
 /// resident warps in the SM's L1 (LSU) queue, when warps wait on their own loads without a
@@ -539,13 +499,12 @@ struct Prediction {
 /// cycles, warp_issue_cycles(ffma, instructions, ffma_issue_cycles(sm), issue_per_cycle), and
 /// include SpillEstimate::accesses_per_tile, the L1 wavefronts too (one per local warp
 /// access). Then compose_time_s.
-Prediction predict(const GpuSpec& gpu, const PredictInput& input,
-                   const Calibration& calibration = {});
-
-/// predict() with the kernel's anatomy computed beforehand: `anatomy` must be
-/// kernel_anatomy(input.problem, input.config (threads filled in), gpu's shared-memory banks).
-/// The anatomy does not depend on the raster order, so a ranker computes it once per config
-/// and problem and reuses it across raster orders.
+///
+/// The kernel reaches the model as data: `anatomy` is what its family says one thread does per
+/// K tile on input.problem with the GPU's shared-memory banks (the ladder's:
+/// kernels::anatomy(); kernels::predict() builds it and calls this). config.threads = 0 takes
+/// anatomy.threads. The anatomy does not depend on the raster order, so a ranker computes it
+/// once per config and problem and reuses it across raster orders.
 Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration,
                    const KernelAnatomy& anatomy);
 

@@ -1,7 +1,9 @@
-// Traffic per memory level of a tiled SGEMM, derived from the tile parameters and each rung's
-// kernel (kernels/ladder/NN_*.cuh): what one thread does per K tile (the kernel's anatomy),
-// the shared-memory / L1 wavefronts of each warp access including bank-conflict replays, the
-// bytes all blocks request from L2, FLOPs, and register-level operand reuse.
+// Traffic per memory level of a tiled GEMM kernel, from its anatomy: what one thread does per K
+// tile, which the kernel's own family supplies as data (kernels/: the ladder's rungs build theirs
+// beside their kernel files, kernels/ladder/anatomy_*.cpp). The model never asks which kernel it
+// is: it reads the anatomy's fields. Here: the anatomy's vocabulary, the shared-memory / L1
+// wavefronts of a warp access including bank-conflict replays (the tools a family builds its
+// anatomy with), the bytes all blocks request from L2, FLOPs, and register-level operand reuse.
 //
 // Pure functions; no allocation (the prediction hot path calls them).
 #pragma once
@@ -38,11 +40,10 @@ struct WarpAccess {
   double ideal_wavefronts_per_tile() const { return instructions * wavefronts_ideal; }
 };
 
-/// What one thread of a rung's block does per K tile (one main-loop iteration), read off the
-/// rung's kernel. Counts are per warp instruction, averaged over the block's warps (a thread's
-/// instruction is its warp's).
+/// What one thread of a kernel's block does per K tile (one main-loop iteration), read off the
+/// kernel by its family. Counts are per warp instruction, averaged over the block's warps (a
+/// thread's instruction is its warp's).
 struct KernelAnatomy {
-  int rung = 0;
   int threads = 0;
   int warps = 0;
   int k_tile = 0;              // K depth of one iteration (BK; rung 1: 1)
@@ -56,16 +57,28 @@ struct KernelAnatomy {
   bool fragment_double_buffer = false;  // shared->register fragments prefetched one k ahead
   bool a_async_copy = false;            // A reaches shared memory by cp.async (no STS, no staging)
   bool b_async_copy = false;            // B by cp.async or bulk copies
-  bool b_bulk_copy = false;   // rung 10: B stages arrive by bulk copy (no thread instructions)
+  bool b_bulk_copy = false;             // B stages arrive by bulk copy (no thread instructions)
+  /// Blocks that receive each B stage from one L2 read (a cluster's multicast); 1 without.
+  int b_multicast_blocks = 1;
+  /// Register sets of A and B fragments live at once: 2 when the next k's fragments are read
+  /// while the current ones feed FFMAs (double-buffered, or hoisted by the compiler), else 1.
+  int live_fragment_sets = 1;
+  /// Shared-memory round trips per K tile outside the FFMAs: a staged copy's store and the read
+  /// after the barrier (2), an asynchronous copy's read (1), no shared memory (0).
+  int shared_round_trips = 0;
+  /// Cycles per K tile a block waits on its stage barrier for a copy engine's bytes beyond the
+  /// latency chain (the family's measured figure; 0 where threads copy their own stages).
+  double stage_wait_cycles = 0;
   int staging_registers = 0;  // global values a thread holds between LDG and STS
-  /// Global round trips per K tile a thread waits for one after another (serial_load_groups).
+  /// Global round trips per K tile a thread waits for one after another (loads issued after
+  /// earlier stores of the same tile).
   int serial_load_groups = 1;
-  /// Shared-memory fragment round trips per K tile that a warp waits for before its FFMAs
-  /// (fragment_round_trips).
+  /// Shared-memory fragment round trips per K tile that a warp waits for before its FFMAs (reads
+  /// the compiler does not hoist above earlier FFMAs).
   int fragment_round_trips = 1;
-  /// Instructions per warp per K tile of the guarded fallback copy paths of unaligned rows
-  /// (unaligned_copy_integer: the loads or copies and their integer instructions), a subset of
-  /// instructions(); 0 when every row is 16-byte aligned.
+  /// Instructions per warp per K tile of the guarded fallback copy paths of unaligned rows (the
+  /// loads or copies and their integer instructions), a subset of instructions(); 0 when every
+  /// row is 16-byte aligned.
   double unaligned_copy_instructions = 0;
   bool a_vector = false;  // A global loads are float4 (K % 4 == 0)
   bool b_vector = false;  // B global loads are float4 (N % 4 == 0)
@@ -77,7 +90,7 @@ struct KernelAnatomy {
   WarpAccess store_b;                // STS of B
   WarpAccess load_a;                 // LDS of A fragments
   WarpAccess load_b;                 // LDS of B fragments
-  double barriers = 0;               // __syncthreads per K tile
+  double barriers = 0;               // __syncthreads per K tile (0: warps never wait for the block)
   double integer_overhead = 0;       // address, predicate and loop instructions per K tile
   double epilogue_instructions = 0;  // per thread, once per block: alpha scaling and C stores
 
@@ -109,100 +122,54 @@ struct KernelAnatomy {
   double ffma_per_loaded_value() const {
     return static_cast<double>(outputs_per_thread) / (a_fragment + b_fragment);
   }
+  /// A barrier per K tile: the block's warps wait for the whole tile together.
+  bool barrier_per_tile() const { return barriers > 0; }
 };
 
-/// Global round trips per K tile that a rung's thread waits for one after another, read off the
-/// SASS of the ladder's kernels (nvcc 13.0, sm_90, the toolchain of the committed measurement;
-/// nvdisasm of kernels/src/rung_NN.cu): rungs 5-6 (05_vectorized.cuh, 06_conflict_free.cuh) copy
-/// A (load4_or_zero, which branches on the uniform float4 flag) and store it to shared memory
-/// before they load B, and ptxas does not move B's loads above A's stores across that branch:
-/// every rung 5-6 kernel issues A's LDG, A's STS, then B's LDG and B's STS before its barrier,
-/// so a K tile waits for two global round trips: 2. Rungs 2-4 (predicated scalar copies, no
-/// branch) and 7-10 (warp_common.cuh loads the whole stage into registers, then stores it) issue
-/// every load of the tile before the first store: 1.
-int serial_load_groups(int rung);
+// ---- tools a family builds its anatomy with ---------------------------------------------------
 
-/// The guarded fallback copy paths of rungs 7-10 for rows that are not 16-byte aligned (rungs
-/// 5-6 take the same scalar fallback, counted generically: see unaligned_copy_integer).
-enum class UnalignedCopy {
-  kScalarLoad,  // load4's four predicated LDG.E per float4 (A with K % 4 != 0, vector_width 4;
-                // B of rungs 7-8 with N % 4 != 0), through registers
-  kByteCopy,    // rungs 9-10: B's guarded 4-byte cp.async (N % 4 != 0)
+inline constexpr int kWarpLanes = 32;
+
+/// The warp that stands for every warp of the block: its active lanes and the GPU's banks.
+struct WarpShape {
+  int lanes = kWarpLanes;
+  int banks = 32;
 };
 
-/// Integer, predicate, branch and constant-load instructions per copy of an unaligned path,
-/// read off the SASS (nvcc 13.0, sm_90, nvdisasm -hex of single instantiations of
-/// kernels/ladder/08_double_buffering.cuh and 09_cp_async.cuh) along the path a block takes when
-/// K % 4 != 0 and N % 4 != 0, the loads themselves excluded:
-///   kScalarLoad 8.65: registry index 49 (r08-dbuf-128x64x8 t8x8 128t) A 2 float4: 67
-///     instructions with 8 LDG.E = 59, B 1 float4: 51 with 4 LDG.E = 47; index 64
-///     (r09-async-128x128x8 t8x16 s3 v4) A 2 float4: 75 with 8 LDG.E = 67; (59 + 47 + 67) / 20.
-///     Each float4 is a branch on the uniform vector flag (BSSY/BSYNC), a 64-bit row address
-///     (IMAD.WIDE, LEA, LEA.HI.X), and per component an ISETP.GE.OR and a zeroed register.
-///   kByteCopy 18: index 64, 151 instructions with 8 LDGSTS.E = 143 (17.9 per copy); index 72
-///     (r09-async-128x128x8 t8x16 s3 v1), 153 with 8 = 145 (18.1): every copy recomputes its
-///     row's 64-bit address from K-row and N (LDC of the arguments inside the loop at 198
-///     registers), its in_range predicate and the zero-fill select.
-///   Cross-check at low register pressure: index 48 (r08-dbuf-64x64x16 t8x4 128t, 119
-///     registers): A 2 float4: 59 instructions with 8 LDG.E = 51 (6.4 per load), B 2 float4: 88
-///     with 8 = 80 (10.0): 8.2 per scalar load.
-/// (Before, every load or copy was counted at the generic kIntegerPerGlobalLoad = 2, as the
-/// aligned rows' unpredicated fast paths of rungs 7-10 are.) Rungs 5-6 keep the generic count:
-/// their load4_or_zero (common.cuh) has no unpredicated fast path, so the aligned float4 already
-/// pays the row address and guard, and the scalar fallback adds only 3 LDG.E and 4-5 integer
-/// instructions per float4 (SASS, index 11 r05-vec-128x128x8 t8x8 256t: A 21 -> 28
-/// instructions per float4, B 8 -> 16), which the generic 2 per load covers. Rung 4 has no
-/// vector path. Training data (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
-/// sweep-train at 2049^3: every rung 4-10 config on these paths): with these counts and the
-/// refitted calibration, rungs 7-10 at 2049^3 go from 17.3 / 8.5 / 12.5 / 22.5% MAPE (generic
-/// count) to 11.3 / 8.8 / 8.6 / 10.2% (r10 with kFallbackStageWaitCycles too; 14.0%
-/// without); Nsight Compute's fixed-latency "wait" stall rises by 0.09-0.21 per instruction
-/// from 2048^3 to 2049^3 for rungs 7-10, as kUnalignedCopyStallCycles predicts (0.11 for r08
-/// 256x128x8). Counting the rung 5-6 fallback at 8.65 too raised held-out MAPE 6.4 -> 6.6%.
-/// Per warp per K tile the model counts each path's copies
-/// (KernelAnatomy::global_a / global_b instructions) times these; the B copies of rungs 9-10
-/// walk one B row per warp (32 consecutive floats; the first row stands for all, so a warp's
-/// copy is taken as one 128-byte line, as aligned rows would be).
-inline constexpr double kUnalignedScalarLoadInteger = 8.65;
-inline constexpr double kUnalignedByteCopyInteger = 18;
-double unaligned_copy_integer(UnalignedCopy path);
+/// ceil(a / b) for positive b, in int.
+constexpr int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
 
-/// Prefetch distance, in K tiles, of the operand whose copies are issued last before they are
-/// needed: the stages between the issue of a tile's slowest global load and the barrier that
-/// publishes that tile. Rungs 9-10 pipeline B (cp.async or bulk copies) prefetch_tiles stages
-/// ahead, but A with vector_width 4 goes through registers one stage ahead, as on rung 8: the
-/// LDG.128 of stage t + 1 is issued at the start of stage t and its registers are stored
-/// (transposing STS) just before the barrier that ends stage t (09_cp_async.cuh cp_async_block,
-/// 10_hopper_cluster.cuh; SASS, nvcc 13.0 sm_90, registry index 60 r09-async-32x32x8 s3 v4:
-/// the K loop issues its one LDG.E.128.CONSTANT after the LDGSTS of stage t + 2 and the four
-/// STS of those registers right before DEPBAR.LE SB0, 0x1 and BAR.SYNC of the same iteration;
-/// index 64 r09-async-128x128x8 s3 v4 likewise with two LDG.128 and eight STS). So A's wait is
-/// one whole L_global per K tile, not L_global / (S - 1):
-///   rungs 9-10, vector_width 4: 1;  otherwise prefetch_tiles.
-int chain_prefetch_tiles(const gemm::TileConfig& config, int prefetch_tiles);
+/// Iterations per warp, averaged over the block's warps, of a copy loop
+/// `for (e = tid; e < items; e += threads)`: ceil(items / 32) / ceil(threads / 32). A warp
+/// whose lanes all start beyond `items` skips the loop, so with fewer items than threads
+/// (64 x 8 A tile as float4 = 128 copies for 256 threads) half the warps copy nothing: 0.5, not
+/// the per-thread maximum 1. Whole warps count: the warp instructions the SM issues.
+double copies_per_warp(int items, int threads);
 
-/// Floats per shared-memory fragment read of A and of B (LDS.64 = 2, LDS.128 = 4), read off
-/// the SASS of the ladder's kernels (nvcc 13.0, sm_90, nvdisasm of kernels/src/rung_04.cu, every
-/// registered rung-4 config): rung 4 (04_thread_tiling_2d.cuh) unrolls its k loop by two and
-/// reads A's fragment as[(tr*TM + i)*BK + k], [.. + k + 1] with one LDS.64 per row i (BK even),
-/// and B's contiguous TN floats bs[k*BN + tc*TN + j] with LDS.128 (TN % 4 == 0; LDS.64 for
-/// TN = 2): 128x128x8 t8x8 issues 8 LDS.64 + 4 LDS.128 per two k, 48 per K tile instead of 128
-/// scalar LDS. Other rungs: 1 (their vector reads are counted in their own anatomy).
-int fragment_read_floats_a(const gemm::TileConfig& config);
-int fragment_read_floats_b(const gemm::TileConfig& config);
+/// The lanes of warp 0 walking a row-major index space of `per_row` entries per row:
+/// lane l -> (row, col) = (l / per_row, l % per_row), computed by stepping (no division).
+template <typename Visit>
+void walk_lanes(int lanes, int per_row, Visit visit) {
+  int row = 0;
+  int col = 0;
+  for (int lane = 0; lane < lanes; ++lane) {
+    visit(lane, row, col);
+    if (++col == per_row) {
+      col = 0;
+      ++row;
+    }
+  }
+}
 
-/// Shared-memory fragment round trips per K tile that a warp waits for before the FFMAs that use
-/// them: rung 4: BK / fragment_read_floats_a (SASS: each iteration of the k loop, unrolled by
-/// two, issues its 12 LDS and then its 128 FFMAs, which wait on them; the loop is not unrolled
-/// further, so no LDS is hoisted above the previous iteration's FFMAs); every other rung: 1 (the
-/// BK loop is fully unrolled and the next k's reads are hoisted above the current FFMAs, so
-/// only the first read after the barrier is exposed, counted in the tile's overhead).
-int fragment_round_trips(const gemm::TileConfig& config);
+/// Global loads of a rows x cols tile of a row-major matrix with leading dimension `ld`,
+/// `threads` threads each taking `width`-float vectors e, e + threads, ...:
+/// lane e -> (row, col) = (e / (cols / width), e % (cols / width) * width). Without the vector
+/// path (`vector_path` false) a vector is `width` predicated scalar loads.
+WarpAccess tile_global_load(const WarpShape& shape, int rows, int cols, std::int64_t ld,
+                            int threads, int width, bool vector_path);
 
-/// Threads per block a config implies when it does not say: rung 1: BM*BN; rung 2: BM*BN;
-/// rungs 3-6: (BM/TM)*(BN/TN); rungs 7-10: 32 * (BM/WM) * (BN/WN) (one warp per warp tile;
-/// without WM, WN: (BM/TM)*(BN/TN)).
-int derived_threads(const gemm::TileConfig& config);
+/// Scalar or `width`-float stores of consecutive elements: dst[e * width], conflict-free.
+WarpAccess contiguous_store(const WarpShape& shape, double instructions, int width);
 
 /// Wavefronts of one shared-memory warp instruction whose lane l accesses `width` consecutive
 /// 4-byte words starting at word_offsets[l] (aligned to width): max over the banks of the
@@ -239,46 +206,6 @@ int shared_load_wavefronts(const std::int64_t* word_offsets, int lanes, int widt
 int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int* ideal,
                       int* sectors);
 
-/// Float offset of logical element (row, col) of a rows x cols shared tile in `layout`, the
-/// host copy of kernels/ladder/common.cuh SmemTile::offset:
-///   plain:    row * cols + col
-///   padded:   row * S + col + 4 * floor(col / 32), S = padded_row_floats(cols)
-///   swizzled: row * cols + 4 * (v ^ x) + col % 4, v = col / 4,
-///             x = (floor(v / 8) + floor(row / 4) * (32 / rows)) % 8
-int shared_tile_offset(gemm::SmemLayout layout, int rows, int cols, int row, int col);
-
-/// Floats of one padded row of `cols` logical floats (rules::smem_row_floats, kPadded):
-/// s = cols + 4 * floor(cols / 32); s if s / 4 is odd, else s + 4.
-int padded_row_floats(int cols);
-
-/// The anatomy of a config's kernel on a problem (the problem decides whether global loads
-/// take the float4 path: K % 4 == 0 for A, N % 4 == 0 for B). Warp 0 of the block stands for
-/// every warp in the bank-conflict and line analysis. `banks` is the GPU's shared-memory bank
-/// count. config.threads = 0 means derived_threads(config).
-///   rung 1      01_naive.cuh: per k one A load (a warp's broadcast) and one B load;
-///   rung 2      02_shared_tiling.cuh: T x T tiles, one element per thread per tile;
-///   rungs 3-4   scalar tile copies (common.cuh load_tile_scalar), As[m][k], Bs[k][n], thread
-///               (t / (BN/TN), t % (BN/TN)) reads TM A values and TN B values per k;
-///   rungs 5-6   float4 copies, A stored transposed by 4 scalar stores per float4, float4
-///               fragment reads, layout plain / padded / swizzled (common.cuh SmemTile);
-///   rungs 7-10  warp_common.cuh: A^T rows padded by one float4, A float4 pairs in chunks of
-///               8 K-columns, fragments as (TM/4) x (TN/4) float4 sub-tiles; rung 8 prefetches
-///               one stage through registers (one barrier per stage); rungs 9-10 copy B with
-///               cp.async, stages - 1 stages ahead, and A either through registers
-///               (vector_width 4) or by 4-byte cp.async (vector_width 1); rung 9's interior
-///               blocks (K % BK == 0, float4 rows: taken as every block) copy from per-thread
-///               pointers advanced once per stage (no address or predicate instructions per
-///               copy of B, nor of A with vector_width 4); rows that are not 16-byte aligned
-///               (K % 4 != 0 for A, N % 4 != 0 for B) take the guarded fallback paths of
-///               UnalignedCopy (scalar loads through registers; 4-byte cp.async of B, one row per
-///               warp); rung 10 brings B by
-///               bulk copies shared by the cluster, stages - 2 ahead with a cluster, and
-///               synchronises by thread 0's wait on the stage's full barrier plus one
-///               __syncthreads per K tile (rung 9: two barriers, its cp.async wait and the
-///               __syncthreads).
-KernelAnatomy kernel_anatomy(const gemm::Problem& problem, const gemm::TileConfig& config,
-                             int banks = 32);
-
 /// Bytes and operations of the whole launch, per level.
 struct Traffic {
   double flops = 0;         // 2 * M * N * K (useful)
@@ -312,9 +239,10 @@ struct Traffic {
 };
 
 /// Traffic of the launch: every count above is per-thread anatomy * threads * k_tiles * grid
-/// (warp counts / 32), L2 bytes as in each field's comment. `c_is_read`: beta != 0.
-Traffic compute_traffic(const gemm::Problem& problem, const gemm::TileConfig& config,
-                        const KernelAnatomy& anatomy, const TileWaste& waste, bool c_is_read);
+/// (warp counts / 32), L2 bytes as in each field's comment (B: / b_multicast_blocks). `c_is_read`:
+/// beta != 0.
+Traffic compute_traffic(const gemm::Problem& problem, const KernelAnatomy& anatomy,
+                        const TileWaste& waste, bool c_is_read);
 
 /// DRAM bytes when operand loads hit L2 at `operand_hit_rate`: operand misses, never below the
 /// compulsory load of A and B once, plus the C write and read:

@@ -1,0 +1,113 @@
+// The ladder's anatomy dispatch: which family builds a rung's anatomy, the facts shared by the
+// families, and the ladder's prediction entry point.
+#include "roofcast/kernels/anatomy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "../ladder/anatomy_families.hpp"
+
+namespace roofcast::kernels {
+
+namespace ladder {
+
+/// C elements per thread: BM * BN / threads (TM * TN for a config that follows its rules;
+/// the work decides, so an inconsistent TM x TN cannot create or lose FLOPs).
+int outputs_per_thread(const TileConfig& c, int threads) {
+  return std::max(1, c.bm * c.bn / std::max(1, threads));
+}
+
+/// The work of a register-tiled thread (rungs 3-10): a BK-deep K tile, TM x TN outputs (TM
+/// A values and TN B values per k), outputs x BK FFMAs per K tile.
+void register_tile_work(const TileConfig& c, KernelAnatomy& a) {
+  a.k_tile = c.bk;
+  a.outputs_per_thread = outputs_per_thread(c, a.threads);
+  a.a_fragment = c.tm;
+  a.b_fragment = c.tn;
+  a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
+}
+
+}  // namespace ladder
+
+using gemm::TileConfig;
+using ladder::kVectorFloats;
+
+int serial_load_groups(int rung) { return rung == 5 || rung == 6 ? 2 : 1; }
+
+int derived_threads(const gemm::TileConfig& c) {
+  if (c.rung <= 2) return c.bm * c.bn;
+  if (c.rung >= 7 && c.wm > 0 && c.wn > 0)
+    return roofcast::kWarpLanes * (c.bm / c.wm) * (c.bn / c.wn);
+  if (c.tm < 1 || c.tn < 1) return 0;
+  return (c.bm / c.tm) * (c.bn / c.tn);
+}
+
+int padded_row_floats(int cols) {
+  const int s = cols + ladder::kVectorFloats * (cols / 32);
+  return (s / ladder::kVectorFloats) % 2 == 1 ? s : s + ladder::kVectorFloats;
+}
+
+int shared_tile_offset(gemm::SmemLayout layout, int rows, int cols, int row, int col) {
+  switch (layout) {
+    case gemm::SmemLayout::kPadded:
+      return row * padded_row_floats(cols) + col + ladder::kVectorFloats * (col >> 5);
+    case gemm::SmemLayout::kSwizzled: {
+      const int v = col >> 2;
+      const int x = ((v >> 3) + (row >> 2) * (rows > 0 && 32 % rows == 0 ? 32 / rows : 1)) & 7;
+      return row * cols + ((v ^ x) << 2) + (col & 3);
+    }
+    case gemm::SmemLayout::kPlain:
+      break;
+  }
+  return row * cols + col;
+}
+
+namespace {
+
+[[gnu::cold, gnu::noinline]] void throw_bad_config(const char* what) {
+  throw std::invalid_argument(std::string("kernel_anatomy: ") + what);
+}
+
+}  // namespace
+
+KernelAnatomy anatomy(const gemm::Problem& problem, const TileConfig& config, int banks) {
+  KernelAnatomy a;
+  a.threads = config.threads > 0 ? config.threads : derived_threads(config);
+  if (config.rung < 1 || config.rung > gemm::kRungCount) [[unlikely]] {
+    throw_bad_config("rung must be 1..10");
+  }
+  if (const char* out_of_bounds = gemm::tile_bounds_problem(config)) [[unlikely]] {
+    throw_bad_config(out_of_bounds);
+  }
+  if (banks < 1 || banks > 64) [[unlikely]]
+    throw_bad_config("banks must be 1..64");
+  if (a.threads < 1 || config.bm < 1 || config.bn < 1 ||
+      (config.rung >= 2 && (config.bk < 1 || config.tm < 1 || config.tn < 1))) [[unlikely]] {
+    throw_bad_config("BM, BN, BK, TM, TN and threads must be >= 1");
+  }
+  a.warps = ceil_div_int(a.threads, kWarpLanes);
+  a.serial_load_groups = serial_load_groups(config.rung);
+  const WarpShape shape{std::min(kWarpLanes, a.threads), banks};
+  if (config.rung == 1) {
+    ladder::naive_anatomy(problem, config, shape, a);
+  } else if (config.rung == 2) {
+    ladder::shared_tiling_anatomy(problem, config, shape, a);
+  } else if (config.rung <= 4) {
+    ladder::thread_tiling_anatomy(problem, config, shape, a);
+  } else if (config.rung <= 6) {
+    ladder::vectorized_anatomy(problem, config, shape, a);
+  } else {
+    ladder::warp_tiled_anatomy(problem, config, shape, a);
+  }
+  return a;
+}
+
+Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration) {
+  gemm::TileConfig config = input.config;
+  if (config.threads <= 0) config.threads = derived_threads(config);
+  return roofcast::predict(gpu, input, calibration,
+                           anatomy(input.problem, config, gpu.sm.shared_memory_banks));
+}
+
+}  // namespace roofcast::kernels
