@@ -16,6 +16,7 @@
 #include "fuzz_check.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/gemm.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
@@ -81,7 +82,7 @@ void check_predictions(const roofcast::GpuSpec& gpu) {
           variant % 3 == 0 ? roofcast::L2Model::kPublished : roofcast::L2Model::kRoofcast;
       const roofcast::PredictInput in =
           roofcast::fuzz::registry_input(entry.config, problem, raster, l2, variant % 5 == 0);
-      roofcast::fuzz::check_prediction(roofcast::predict(gpu, in, calibration));
+      roofcast::fuzz::check_prediction(roofcast::kernels::predict(gpu, in, calibration));
     }
   }
 }
