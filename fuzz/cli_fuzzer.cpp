@@ -47,15 +47,24 @@ bool split(std::string_view input, std::vector<std::string>& args) {
 }
 
 /// `rank` over the enumerated space (its default) takes about 2 s per problem under the
-/// sanitizers, a hundred times the other commands: it runs only with a narrower space
-/// (--space registry, or --rungs).
-bool narrow_rank(const std::vector<std::string>& args) {
+/// sanitizers, a hundred times the other commands, and the registry's every rung a few hundred
+/// predictions: it runs only over the registry and named rungs (--space registry --rungs R,..).
+/// `ladder` runs only for one GPU (--gpu): every GPU is the same code eight times over. Both
+/// keep each path the command has and let the campaign reach its executions (fuzz/README.md).
+bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
   for (std::size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "--rungs" || args[i].starts_with("--rungs=")) return true;
-    if (args[i] == "--space=registry") return true;
-    if (args[i] == "--space" && i + 1 < args.size() && args[i + 1] == "registry") return true;
+    if (args[i] == flag || args[i].starts_with(std::string(flag) + "=")) return true;
   }
   return false;
+}
+
+bool narrow_rank(const std::vector<std::string>& args) {
+  bool registry = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--space=registry") registry = true;
+    if (args[i] == "--space" && i + 1 < args.size() && args[i + 1] == "registry") registry = true;
+  }
+  return registry && has_flag(args, "--rungs");
 }
 
 bool allowed(const std::vector<std::string>& args) {
@@ -70,6 +79,7 @@ bool allowed(const std::vector<std::string>& args) {
       if (arg.find(refused) != std::string::npos) return false;
     }
   }
+  if (args[0] == "ladder" && !has_flag(args, "--gpu")) return false;
   return args[0] != "rank" || narrow_rank(args);
 }
 

@@ -16,6 +16,7 @@
 #include "fuzz_check.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/gemm.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"

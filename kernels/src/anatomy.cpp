@@ -66,7 +66,7 @@ int shared_tile_offset(gemm::SmemLayout layout, int rows, int cols, int row, int
 namespace {
 
 [[gnu::cold, gnu::noinline]] void throw_bad_config(const char* what) {
-  throw std::invalid_argument(std::string("kernel_anatomy: ") + what);
+  throw std::invalid_argument(std::string("kernels::anatomy: ") + what);
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ const char* const kUsage =
     "              against the measured best config per shape\n"
     "  report      a GPU's validation report (Markdown and SVG figures) from the committed\n"
     "              measurements and the model; prediction-only for a GPU never measured\n"
-    "run 'roofcast <command> --help' for a command's options\n";
+    "run 'roofcast <command> --help' for a command's options; 'roofcast --version' for the "
+    "version\n";
 
 /// A Boost.Program_options error as a sentence, without calling its what().
 std::string option_error_message(const po::error_with_option_name& error) {
@@ -970,6 +971,11 @@ int run(const std::vector<std::string>& all) {
   if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
     (all.empty() ? std::cerr : std::cout) << kUsage;
     return all.empty() ? kExitUsage : 0;
+  }
+  if (all[0] == "--version") {
+    std::cout << "roofcast " << ROOFCAST_VERSION << " (model sources " << ROOFCAST_MODEL_DIGEST
+              << ")\n";
+    return 0;
   }
   const std::string& command = all[0];
   const std::vector<std::string> args(all.begin() + 1, all.end());

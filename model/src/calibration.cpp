@@ -1,5 +1,7 @@
 #include "roofcast/calibration.hpp"
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "roofcast/json_input.hpp"
@@ -118,10 +120,17 @@ std::string calibration_json(const StoredCalibration& c) {
 }
 
 std::optional<StoredCalibration> embedded_calibration(std::string_view gpu_id) {
-  for (std::size_t i = 0; i < detail::kEmbeddedCalibrationFileCount; ++i) {
-    const detail::EmbeddedFile& file = detail::kEmbeddedCalibrationFiles[i];
-    StoredCalibration c = parse_calibration(std::string_view(file.bytes, file.size),
-                                            std::string("data/calibration/") + file.name);
+  // Parsed once (thread-safe static initialisation): a prediction asks on every call.
+  static const std::vector<StoredCalibration> calibrations = [] {
+    std::vector<StoredCalibration> out;
+    for (std::size_t i = 0; i < detail::kEmbeddedCalibrationFileCount; ++i) {
+      const detail::EmbeddedFile& file = detail::kEmbeddedCalibrationFiles[i];
+      out.push_back(parse_calibration(std::string_view(file.bytes, file.size),
+                                      std::string("data/calibration/") + file.name));
+    }
+    return out;
+  }();
+  for (const StoredCalibration& c : calibrations) {
     if (c.gpu_id == gpu_id) return c;
   }
   return std::nullopt;

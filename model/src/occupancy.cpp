@@ -394,8 +394,11 @@ std::vector<SweepStep> staircase(const std::vector<SweepPoint>& points) {
   for (const SweepPoint& point : points) {
     if (!steps.empty()) {
       SweepStep& last = steps.back();
+      // Equal blocks per SM is not enough: along the threads axis the same blocks hold other
+      // warps, so a step is a run of equal occupancy too.
       if (last.point.blocks_per_sm == point.blocks_per_sm &&
-          last.point.limiters == point.limiters && last.point.failure == point.failure) {
+          last.point.occupancy == point.occupancy && last.point.limiters == point.limiters &&
+          last.point.failure == point.failure) {
         last.last_value = point.value;
         continue;
       }

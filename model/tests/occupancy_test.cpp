@@ -387,6 +387,25 @@ TEST(Staircase, MergesEqualNeighboursOnly) {
   EXPECT_TRUE(staircase({}).empty());
 }
 
+TEST(Staircase, ThreadStepsKeepEachBlockSizesOccupancy) {
+  // 64 registers on the H200: 1 block of 1024 threads holds 32 warps of 64 (50%); 544..640
+  // threads also give 1 block per SM but 17..20 warps. The staircase merged them all into one
+  // step and reported the first one's 26.6% at 1024 threads.
+  const SmLimits& sm = embedded_spec("h200-sxm").sm;
+  const auto steps =
+      staircase(sweep_occupancy(sm, launch_of(256, 64), SweepAxis::kThreads));
+  for (const SweepStep& step : steps) {
+    for (int threads = step.first_value; threads <= step.last_value; threads += 32) {
+      KernelLaunch launch = launch_of(threads, 64);
+      EXPECT_DOUBLE_EQ(step.point.occupancy, compute_occupancy(sm, launch).occupancy)
+          << threads << " threads in the step " << step.first_value << ".." << step.last_value;
+    }
+  }
+  const SweepStep& last = steps.back();
+  EXPECT_EQ(last.last_value, 1024);
+  EXPECT_DOUBLE_EQ(last.point.occupancy, 0.5);
+}
+
 TEST(Limiters, NamesJoinInAFixedOrder) {
   EXPECT_EQ(limiter_names(0), "none");
   EXPECT_EQ(limiter_names(kLimitSharedMemory | kLimitWarps), "warps+shared_memory");

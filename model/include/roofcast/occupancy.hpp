@@ -152,7 +152,8 @@ struct SweepStep {
   SweepPoint point;  // the values of the run; point.value == first_value
 };
 
-/// Collapses a sweep into its staircase steps.
+/// Collapses a sweep into its staircase steps: runs of points with equal blocks per SM,
+/// occupancy, limiters and failure.
 std::vector<SweepStep> staircase(const std::vector<SweepPoint>& points);
 
 }  // namespace roofcast

@@ -199,7 +199,7 @@ struct PredictInput {
 /// with L_global = global_wait_cycles(barriers > 0, l1_hit, L_shared,
 /// slowest_load_latency_cycles(hit, sectors, L_l2, L_dram) (sectors: tile_sectors for rungs 2-10,
 /// one warp's sectors of one k for rung 1), instruction counts in SM issue cycles
-/// (warp_issue_cycles), and G = serial_load_groups(rung) (rungs 5-6: 2, A's round trip then B's;
+/// (warp_issue_cycles), and G = KernelAnatomy::serial_load_groups (the ladder's rungs 5-6: 2, A's round trip then B's;
 /// else 1), overhead = the shared-memory round trips between the load and the first FFMA (STS then
 /// LDS: 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM
 /// runs B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps /
