@@ -2,7 +2,7 @@
 # Builds the probe for sm_90 with the ladder's compile flags (build-h200/compile_commands.json).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../../../.." && pwd)
+root=$(cd "$here/../../.." && pwd)  # experiments/<gpu>/<probe>/ (moved from data/measurements/<gpu>/probes/)
 out=${1:-$root/build-smoke/rung9/rung9-probe}
 round=${2:-1}
 mkdir -p "$(dirname "$out")"

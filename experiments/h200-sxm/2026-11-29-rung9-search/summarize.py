@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 here = Path(__file__).resolve().parent
-for path in sorted(here.glob("run[0-9].json")):
+# The runs' outputs stay with the measurements (this source moved to experiments/).
+runs = here.parents[2] / "data" / "measurements" / here.parent.name / "probes" / here.name
+for path in sorted(runs.glob("run[0-9].json")):
     data = json.loads(path.read_text())
     rows = {}
     for t in data["timings"]:
