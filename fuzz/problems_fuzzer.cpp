@@ -73,7 +73,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         index % 3 == 2 ? roofcast::L2Model::kPublished : roofcast::L2Model::kRoofcast;
     const roofcast::PredictInput in =
         roofcast::fuzz::registry_input(config, p, raster, l2, index % 4 == 3);
-    const roofcast::Prediction prediction = roofcast::kernels::predict(gpu.spec, in, gpu.calibration);
+    const roofcast::Prediction prediction =
+        roofcast::kernels::predict(gpu.spec, in, gpu.calibration);
     roofcast::fuzz::check_prediction(prediction);
     check(prediction.problem == p, "the prediction is of the problem asked for");
     ++index;

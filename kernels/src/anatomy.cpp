@@ -103,11 +103,26 @@ KernelAnatomy anatomy(const gemm::Problem& problem, const TileConfig& config, in
   return a;
 }
 
+const char* not_runnable_reason(const GpuSpec& gpu, const gemm::TileConfig& config) {
+  if (gpu.compute_capability.number() >= minimum_compute_capability(config)) return nullptr;
+  return config.rung == 10  ? "thread-block clusters and bulk copies need compute capability 9.0"
+         : config.rung == 9 ? "cp.async needs compute capability 8.0"
+                            : "the kernel needs a newer compute capability";
+}
+
 Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibration& calibration) {
   gemm::TileConfig config = input.config;
   if (config.threads <= 0) config.threads = derived_threads(config);
-  return roofcast::predict(gpu, input, calibration,
-                           anatomy(input.problem, config, gpu.sm.shared_memory_banks));
+  Prediction p = roofcast::predict(gpu, input, calibration,
+                                   anatomy(input.problem, config, gpu.sm.shared_memory_banks));
+  if (const char* reason = not_runnable_reason(gpu, config)) {
+    // The parts (occupancy, traffic, the roofline) stay for the explanation; no time.
+    p.launchable = false;
+    p.not_runnable = reason;
+    p.time_s = 0;
+    p.tflops = 0;
+  }
+  return p;
 }
 
 }  // namespace roofcast::kernels

@@ -2,8 +2,11 @@
 // and the raster mapping a bijection. CPU only: the registry is pure C++.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "roofcast/kernels/registry.hpp"
@@ -136,6 +139,106 @@ TEST(Raster, TileOfBlockIsABijection) {
       }
     }
   }
+}
+
+// parse_kernel_id is kernel_id's inverse: every registered id reads back to its config.
+TEST(RegistryKernelId, EveryRegistryIdRoundTrips) {
+  for (const RegistryEntry& e : kRegistry) {
+    const std::string id = kernel_id(e.config);
+    std::string problem;
+    const std::optional<TileConfig> parsed = parse_kernel_id(id, &problem);
+    ASSERT_TRUE(parsed.has_value()) << id << ": " << problem;
+    EXPECT_EQ(*parsed, e.config) << id;
+    EXPECT_EQ(kernel_id(*parsed), id);
+  }
+}
+
+TEST(RegistryKernelId, OptionalPartsAreReadWhereKernelIdWritesThem) {
+  // Rung 1: BK 0, no warp tile, one stage, vector 1, plain, no cluster: none of the options.
+  const auto naive = parse_kernel_id("r01-naive-32x32x0-t1x1-1024t");
+  ASSERT_TRUE(naive.has_value());
+  EXPECT_EQ(*naive, kRegistry[0].config);
+  // Every optional part, an unregistered config of the rules (rung 10, cluster 4).
+  const std::string every = "r10-cluster-128x128x8-w64x64-t8x16-128t-s3-padded-c4";
+  EXPECT_EQ(find_kernel(every), kRegistrySize);
+  std::string problem;
+  const auto parsed = parse_kernel_id(every, &problem);
+  ASSERT_TRUE(parsed.has_value()) << problem;
+  EXPECT_EQ(parsed->cluster, 4);
+  EXPECT_EQ(parsed->stages, 3);
+  EXPECT_EQ(parsed->vector_width, 1);
+  EXPECT_EQ(parsed->layout, SmemLayout::kPadded);
+  EXPECT_EQ(parsed->wm, 64);
+  EXPECT_EQ(kernel_id(*parsed), every);
+  const auto swizzled = parse_kernel_id("r06-bank-128x128x8-t8x8-256t-v4-swizzled");
+  ASSERT_TRUE(swizzled.has_value());
+  EXPECT_EQ(swizzled->layout, SmemLayout::kSwizzled);
+}
+
+// Malformed ids are refused, each with the part that is wrong.
+TEST(RegistryKernelId, MalformedIdsAreRefusedNamingThePart) {
+  const std::string good = "r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded";
+  ASSERT_TRUE(parse_kernel_id(good).has_value());
+  const std::pair<const char*, const char*> cases[] = {
+      {"", "not the rung"},
+      {"r9-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not the rung"},
+      {"r11-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not the rung"},
+      {"r00-naive-32x32x0-t1x1-1024t", "not the rung"},
+      {"R09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not the rung"},
+      {"r09-warp-256x128x16-w64x64-t16x8-256t-s3-v4-padded", "rung 9 is 'async', not 'warp'"},
+      {"r09-ASYNC-256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not 'ASYNC'"},
+      {"r09", "missing the rung's short name"},
+      {"r09-async", "missing the block tile"},
+      {"r09-async-256x128x16", "missing the thread tile"},
+      {"r09-async-256x128x16-w64x64", "missing the thread tile"},
+      {"r09-async-256x128x16-w64x64-t16x8", "missing the threads"},
+      {"r09-async-256x128-w64x64-t16x8-256t-s3-v4-padded", "not the block tile"},
+      {"r09-async-256x128x16x2-w64x64-t16x8-256t-s3-v4-padded", "not the block tile"},
+      {"r09-async-0256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not the block tile"},
+      {"r09-async-+256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not the block tile"},
+      {"r09-async-256x128x16-w64xx64-t16x8-256t-s3-v4-padded", "not the warp tile"},
+      {"r09-async-256x128x16-w0x64-t16x8-256t-s3-v4-padded", "WM is > 0"},
+      {"r09-async-256x128x16-w64x64-16x8-256t-s3-v4-padded", "not the thread tile"},
+      {"r09-async-256x128x16-w64x64-t16x8-256-s3-v4-padded", "not the threads"},
+      {"r09-async-256x128x16-w64x64-t16x8-t-s3-v4-padded", "not the threads"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s1-v4-padded", "'s1': 1 is the default"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-v1-padded", "'v1': 1 is the default"},
+      {"r10-cluster-128x256x16-w64x64-t8x16-256t-s4-v4-padded-c1", "'c1': 1 is the default"},
+      {"r04-tile2d-128x128x8-t8x8-256t-plain", "'plain' is the default layout"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-v4-s3-padded", "out of place"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded-s3", "out of place"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-s3-v4-padded", "out of place"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded-", "none of the optional parts"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-xor", "none of the optional parts"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded junk", "none of the optional parts"},
+      {"r09-async-256x128x16--w64x64-t16x8-256t-s3-v4-padded", "not the thread tile"},
+      {" r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded", "not the rung"},
+      // Numbers out of range (gemm::tile_bounds_problem) and broken tile rules name the bound
+      // or rule.
+      {"r04-tile2d-8192x128x8-t8x8-256t", "out of range: BM and BN must be 1..4096"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s17-v4-padded",
+       "out of range: stages must be 1..16"},
+      {"r09-async-256x128x16-w64x64-t16x8-256t-s3-v8-padded", "out of range: vector width"},
+      {"r10-cluster-128x256x16-w64x64-t8x16-256t-s4-v4-padded-c32", "out of range: cluster"},
+      {"r04-tile2d-128x128x8-t8x8-99999999999t", "not the threads"},
+      {"r09-async-256x128x16-w64x64-t16x8-128t-s3-v4-padded", "breaks a tile rule of rung 9"},
+      {"r07-warp-128x128x8-w64x32-t8x4-256t-v4-swizzled", "breaks a tile rule of rung 7"},
+      {"r04-tile2d-128x128x8-t8x8-0t", "breaks a tile rule of rung 4"},
+  };
+  for (const auto& [id, expected] : cases) {
+    std::string problem;
+    EXPECT_FALSE(parse_kernel_id(id, &problem).has_value()) << id;
+    EXPECT_NE(problem.find(expected), std::string::npos)
+        << "'" << id << "': " << problem << " (expected '" << expected << "')";
+  }
+  // Bytes that are not printable are shown escaped, never raw.
+  std::string problem;
+  EXPECT_FALSE(
+      parse_kernel_id(std::string("r09-async-256x128x16-w64x64-t16x8-256t-") + "\n\x01", &problem)
+          .has_value());
+  EXPECT_NE(problem.find("\\x0a\\x01"), std::string::npos) << problem;
+  EXPECT_EQ(problem.find('\n'), std::string::npos);
+  EXPECT_FALSE(parse_kernel_id(std::string_view("r01-naive\0-32x32x0-t1x1-1024t", 29)));
 }
 
 TEST(Raster, GroupedWalksDownAGroupFirst) {

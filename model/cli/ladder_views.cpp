@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "csv.hpp"
+
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
@@ -18,7 +20,7 @@ LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Prob
     if (stored) calibration = stored->parameters;
     table.calibrated.push_back(stored.has_value());
     std::vector<LadderPrediction>& row = table.rows.emplace_back();
-    const int cc = gpu.compute_capability.major * 10 + gpu.compute_capability.minor;
+    const int cc = gpu.compute_capability.number();
     for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
       if (entry.role != kernels::Role::kLadder) continue;
       LadderPrediction p;
@@ -119,6 +121,53 @@ nlohmann::json ladder_table_json(const LadderTable& table) {
     j["gpus"].push_back(gpu);
   }
   return j;
+}
+
+namespace {
+
+/// The prediction's columns of the ladder CSV and their cells.
+const std::vector<std::string> kPredictionColumns = {
+    "registers_per_thread", "blocks_per_sm", "limited_by", "waves",  "tail_efficiency_percent",
+    "l2_hit_percent",       "binding_term",  "time_s",     "tflops", "percent_of_peak"};
+
+std::vector<std::string> prediction_cells(const Prediction& r) {
+  const double peak = r.ceilings.ffma_TFLOPS.value();
+  return {csv::number(r.registers_per_thread),
+          csv::number(r.occupancy.blocks_per_sm),
+          limiter_names(r.occupancy.limiters),
+          csv::number(r.waves.waves),
+          csv::number(100 * r.waves.tail_efficiency),
+          csv::number(100 * r.l2_sector_hit_rate),
+          std::string(to_string(r.binding)),
+          csv::number(r.time_s),
+          csv::number(r.tflops),
+          csv::number(100 * r.tflops / peak)};
+}
+
+}  // namespace
+
+std::string ladder_table_csv(const LadderTable& table) {
+  std::vector<std::string> header = {"gpu_id",    "calibrated", "rung",
+                                     "kernel_id", "supported",  "launchable"};
+  header.insert(header.end(), kPredictionColumns.begin(), kPredictionColumns.end());
+  header.push_back("cannot_launch_reason");
+  csv::Table out(header);
+  for (std::size_t g = 0; g < table.gpus.size(); ++g) {
+    for (const LadderPrediction& p : table.rows[g]) {
+      const Prediction& r = p.prediction;
+      const bool launchable = p.supported && r.launchable;
+      std::vector<std::string> row = {
+          table.gpus[g].id,          csv::boolean(table.calibrated[g]),
+          csv::number(p.rung),       p.kernel_id,
+          csv::boolean(p.supported), p.supported ? csv::boolean(r.launchable) : ""};
+      const std::vector<std::string> cells =
+          launchable ? prediction_cells(r) : std::vector<std::string>(kPredictionColumns.size());
+      row.insert(row.end(), cells.begin(), cells.end());
+      row.push_back(p.supported && !r.launchable ? to_string(r.occupancy.failure) : "");
+      out.add(row);
+    }
+  }
+  return out.str();
 }
 
 }  // namespace roofcast::views

@@ -33,5 +33,8 @@ LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Prob
                               bool use_stored_calibrations = true);
 std::string ladder_table_text(const LadderTable& table);
 nlohmann::json ladder_table_json(const LadderTable& table);
+/// One row per GPU and headline config (csv.hpp); a rung the GPU cannot run leaves the
+/// prediction's cells empty, a config that cannot launch says why in the last.
+std::string ladder_table_csv(const LadderTable& table);
 
 }  // namespace roofcast::views

@@ -1,29 +1,35 @@
 // roofcast: command-line views on the model.
-//   roofcast gpus [--json] [--spec FILE]
-//   roofcast occupancy (--gpu ID|FILE.json | --spec FILE) --threads N --regs N [--smem N]
-//                      [--dynamic-smem N] [--max-dynamic-smem N] [--carveout PCT]
-//                      [--sweep regs|smem|threads [--svg FILE]] [--json]
-//   roofcast table [--json] [--spec FILE]
-//   roofcast predict (--gpu ID|FILE.json | --spec FILE) --m M --n N --k K --rung R --bm BM --bn BN
-//                    [--bk BK --tm TM --tn TN --wm WM --wn WN --threads T --stages S --vector V
-//                    --layout plain|padded|swizzled --cluster C] [--raster row_major|
-//                    column_major|grouped|z_order [--group G]] [--regs N [--spill-bytes B]]
-//                    [--beta X] [--l2-model roofcast|published] [--json]
+//   roofcast gpus [--json|--csv] [--spec FILE]
+//   roofcast occupancy (--gpu ID|FILE.json | --spec FILE) (--threads N --regs N [--smem N]
+//                      [--dynamic-smem N] | --kernel ID [--regs N]) [--max-dynamic-smem N]
+//                      [--carveout PCT] [--sweep regs|smem|threads [--svg FILE] [--csv]] [--json]
+//   roofcast table [--json|--csv] [--spec FILE]
+//   roofcast ladder [--gpu ID] [--m M --n N --k K] [--uncalibrated] [--json|--csv]
+//   roofcast predict (--gpu ID|FILE.json | --spec FILE) --m M --n N --k K (--kernel ID |
+//                    --rung R --bm BM --bn BN [--bk BK --tm TM --tn TN --wm WM --wn WN
+//                    --threads T --stages S --vector V --layout plain|padded|swizzled
+//                    --cluster C]) [--raster row_major|column_major|grouped:G|z_order (or
+//                    grouped --group G)] [--regs N [--spill-bytes B]] [--beta X]
+//                    [--l2-model roofcast|published] [--json]
 //   roofcast roofline (--gpu ID|FILE.json | --spec FILE) [--json]
 //   roofcast selection (--gpu ID|FILE.json | --spec FILE) [--measurements FILE]
 //                      [--training FILE] [--report DIR] [--json]
-//   roofcast rank (--gpu ID|FILE.json | --spec FILE) --problems FILE [--top N]
-//                 [--space enumerated|registry] [--rungs 7,8,9] [--rasters row_major,grouped:8]
-//                 [--min-occupancy X] [--min-blocks N] [--drop-spilling] [--all-rasters]
-//                 [--uncalibrated] [--json]
+//   roofcast rank (--gpu ID|FILE.json | --spec FILE) (--problems FILE | --m M --n N --k K)
+//                 [--top N] [--space enumerated|registry] [--rungs 7,8,9]
+//                 [--rasters row_major,grouped:8] [--min-occupancy X] [--min-blocks N]
+//                 [--drop-spilling] [--all-rasters] [--uncalibrated] [--json|--csv]
 //   roofcast report (--gpu ID|FILE.json | --spec FILE | --measurements FILE) [--root DIR]
 //                   [--out DIR] [--measurements FILE] [--keep-scripts]
+// A kernel ID is what kernels::kernel_id writes (rank, ladder, predict and the measurement
+// files print it); kernels::parse_kernel_id reads it back.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -134,6 +140,16 @@ void add_common(po::options_description& desc) {
   desc.add_options()("help,h", "show this help")("json", "print JSON instead of text");
 }
 
+/// What a command prints: its text, --json, or --csv (a command with a table).
+enum class Output { kText, kJson, kCsv };
+
+void add_csv(po::options_description& desc, const char* what) { desc.add_options()("csv", what); }
+
+Output output_of(const po::variables_map& vm) {
+  if (vm.count("json") && vm.count("csv")) throw UsageError("give --json or --csv, not both");
+  return vm.count("json") ? Output::kJson : vm.count("csv") ? Output::kCsv : Output::kText;
+}
+
 std::vector<roofcast::GpuSpec> database_with(const po::variables_map& vm) {
   std::vector<roofcast::GpuSpec> gpus = roofcast::embedded_specs();
   if (vm.count("spec")) {
@@ -154,6 +170,7 @@ std::vector<roofcast::GpuSpec> database_with(const po::variables_map& vm) {
 int run_gpus(const std::vector<std::string>& args) {
   po::options_description desc("roofcast gpus: list the GPU spec database");
   add_common(desc);
+  add_csv(desc, "print CSV (a header row, one row per GPU) instead of text");
   desc.add_options()("spec", po::value<std::vector<std::string>>(),
                      "also load this spec file (repeatable)");
   const po::variables_map vm = parse(args, desc);
@@ -161,9 +178,12 @@ int run_gpus(const std::vector<std::string>& args) {
     std::cout << desc;
     return 0;
   }
+  const Output output = output_of(vm);
   const auto gpus = database_with(vm);
-  if (vm.count("json")) {
+  if (output == Output::kJson) {
     std::cout << roofcast::views::gpus_json(gpus).dump(2) << "\n";
+  } else if (output == Output::kCsv) {
+    std::cout << roofcast::views::gpus_csv(gpus);
   } else {
     std::cout << roofcast::views::gpus_text(gpus);
   }
@@ -173,6 +193,7 @@ int run_gpus(const std::vector<std::string>& args) {
 int run_table(const std::vector<std::string>& args) {
   po::options_description desc("roofcast table: occupancy of representative kernels per GPU");
   add_common(desc);
+  add_csv(desc, "print CSV (a header row, one row per GPU and kernel) instead of text");
   desc.add_options()("spec", po::value<std::vector<std::string>>(),
                      "also include this spec file (repeatable)");
   const po::variables_map vm = parse(args, desc);
@@ -180,10 +201,13 @@ int run_table(const std::vector<std::string>& args) {
     std::cout << desc;
     return 0;
   }
+  const Output output = output_of(vm);
   const auto table = roofcast::views::make_occupancy_table(
       database_with(vm), roofcast::views::representative_kernels());
-  if (vm.count("json")) {
+  if (output == Output::kJson) {
     std::cout << roofcast::views::occupancy_table_json(table).dump(2) << "\n";
+  } else if (output == Output::kCsv) {
+    std::cout << roofcast::views::occupancy_table_csv(table);
   } else {
     std::cout << roofcast::views::occupancy_table_text(table);
   }
@@ -217,6 +241,30 @@ roofcast::gemm::Problem problem_from(const po::variables_map& vm) {
           checked64(vm, "k", 1, roofcast::gemm::kMaxExtent)};
 }
 
+/// The config of --kernel ID, an id as kernels::kernel_id writes it (rank, ladder, predict and the
+/// measurement files print them), registered or not; a malformed id or one whose config breaks
+/// a tile rule is a usage error that says which part or rule.
+roofcast::gemm::TileConfig kernel_from(const po::variables_map& vm) {
+  const std::string& id = vm["kernel"].as<std::string>();
+  std::string problem;
+  const std::optional<roofcast::gemm::TileConfig> config =
+      roofcast::kernels::parse_kernel_id(id, &problem);
+  if (!config) {
+    throw UsageError("--kernel " + roofcast::json_input::quote_for_message(id) + ": " + problem);
+  }
+  return *config;
+}
+
+/// --kernel gives the whole config: none of `flags` may be given with it.
+void refuse_with_kernel(const po::variables_map& vm, std::initializer_list<const char*> flags) {
+  for (const char* flag : flags) {
+    if (vm.count(flag) && !vm[flag].defaulted()) {
+      throw UsageError("give --kernel ID or --" + std::string(flag) +
+                       ", not both (the id names the whole config)");
+    }
+  }
+}
+
 /// Writes `figure` through a staging file beside it, moved into place once gnuplot succeeded.
 void draw_figure_file(const std::string& script, const std::filesystem::path& figure, bool force,
                       const std::string& flag) {
@@ -245,18 +293,22 @@ int run_ladder(const std::vector<std::string>& args) {
       "n", po::value<long long>()->default_value(4096), "columns of B and C")(
       "k", po::value<long long>()->default_value(4096), "the shared dimension")(
       "uncalibrated", "ignore the GPUs' committed calibrations (data/calibration)");
+  add_csv(desc, "print CSV (a header row, one row per GPU and headline config) instead of text");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
     return 0;
   }
+  const Output output = output_of(vm);
   const roofcast::gemm::Problem problem = problem_from(vm);
   std::vector<roofcast::GpuSpec> gpus = database_with(vm);
   if (vm.count("gpu")) gpus = {roofcast::find_spec(vm["gpu"].as<std::string>())};
   const auto table =
       roofcast::views::make_ladder_table(gpus, problem, vm.count("uncalibrated") == 0U);
-  if (vm.count("json")) {
+  if (output == Output::kJson) {
     std::cout << roofcast::views::ladder_table_json(table).dump(2) << "\n";
+  } else if (output == Output::kCsv) {
+    std::cout << roofcast::views::ladder_table_csv(table);
   } else {
     std::cout << roofcast::views::ladder_table_text(table);
   }
@@ -289,8 +341,12 @@ int run_occupancy(const std::vector<std::string>& args) {
       ("gpu", po::value<std::string>(),
        "GPU id (see 'roofcast gpus') or a spec file ending in .json")
       ("spec", po::value<std::string>(), "a spec file for a GPU not in the database (or --gpu)")
-      ("threads", po::value<int>(), "threads per block (required)")
-      ("regs", po::value<int>(), "registers per thread, as ptxas reports (required)")
+      ("kernel", po::value<std::string>(), "a ladder kernel by its id (as rank, ladder and "
+       "predict print it): its threads, its shared memory (dynamic) and, unless --regs, the "
+       "model's register estimate; instead of --threads, --smem, --dynamic-smem")
+      ("threads", po::value<int>(), "threads per block (required without --kernel)")
+      ("regs", po::value<int>(), "registers per thread, as ptxas reports (required without "
+       "--kernel)")
       ("smem", po::value<int>()->default_value(0), "static shared memory per block, bytes")
       ("dynamic-smem", po::value<int>()->default_value(0), "dynamic shared memory per block, bytes")
       ("max-dynamic-smem", po::value<int>(),
@@ -301,7 +357,8 @@ int run_occupancy(const std::vector<std::string>& args) {
       ("sweep", po::value<std::string>(), "also print the staircase over regs, smem or threads")
       ("svg", po::value<std::string>(), "with --sweep: draw the staircase to this SVG file "
        "(needs gnuplot)")
-      ("force", "with --svg: overwrite the file even if roofcast did not write it");
+      ("force", "with --svg: overwrite the file even if roofcast did not write it")
+      ("csv", "with --sweep: print the staircase as CSV (a header row, one row per step)");
   // clang-format on
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
@@ -312,22 +369,62 @@ int run_occupancy(const std::vector<std::string>& args) {
     throw UsageError(vm.count("gpu") ? "give --gpu or --spec, not both"
                                      : "missing required flag --gpu (or --spec FILE)");
   }
-  for (const char* required : {"threads", "regs"}) {
-    if (!vm.count(required)) {
-      throw UsageError("missing required flag --" + std::string(required));
+  const bool of_kernel = vm.count("kernel") != 0U;
+  if (of_kernel) {
+    refuse_with_kernel(vm, {"threads", "smem", "dynamic-smem"});
+  } else {
+    for (const char* required : {"threads", "regs"}) {
+      if (!vm.count(required)) {
+        throw UsageError("missing required flag --" + std::string(required) + " (or --kernel ID)");
+      }
     }
   }
   if (vm.count("svg") && !vm.count("sweep")) throw UsageError("--svg needs --sweep");
+  const Output output = output_of(vm);
+  if (output == Output::kCsv && !vm.count("sweep")) {
+    throw UsageError("--csv prints the staircase: it needs --sweep");
+  }
+  const roofcast::gemm::TileConfig config =
+      of_kernel ? kernel_from(vm) : roofcast::gemm::TileConfig{};
   const roofcast::GpuSpec gpu = vm.count("gpu")
                                     ? roofcast::find_spec(vm["gpu"].as<std::string>())
                                     : roofcast::load_spec_file(vm["spec"].as<std::string>());
   const roofcast::SmLimits& sm = gpu.sm;
 
   roofcast::KernelLaunch launch;
-  launch.threads_per_block = checked(vm, "threads", 1, 1 << 20);
-  launch.registers_per_thread = checked(vm, "regs", 0, 1 << 16);
-  launch.static_shared_memory_bytes = checked(vm, "smem", 0, 1 << 30);
-  launch.dynamic_shared_memory_bytes = checked(vm, "dynamic-smem", 0, 1 << 30);
+  std::vector<std::string> notes;
+  if (of_kernel) {
+    launch.threads_per_block = config.threads;
+    launch.dynamic_shared_memory_bytes = roofcast::kernels::shared_memory_bytes(config);
+    if (vm.count("regs")) {
+      launch.registers_per_thread = checked(vm, "regs", 0, 1 << 16);
+    } else {
+      // As predict, ladder and rank estimate them: estimate_registers, capped where the
+      // kernel's __launch_bounds__ makes ptxas cap them (the rest spills). Occupancy has no
+      // problem: the estimate is that of an aligned one (M, N, K multiples of 4; the unaligned
+      // copies of rungs 7-10 stage more registers), the ladder's 4096^3.
+      const roofcast::KernelAnatomy anatomy =
+          roofcast::kernels::anatomy({4096, 4096, 4096}, config, gpu.sm.shared_memory_banks);
+      const int needed = roofcast::estimate_registers(config, anatomy).total;
+      const int cap =
+          std::max(1, roofcast::register_cap(sm, config.threads,
+                                             roofcast::kernels::launch_bounds_min_blocks(config)));
+      launch.registers_per_thread = std::min(needed, cap);
+      notes.push_back("registers estimated by the model for an aligned problem (no --regs): " +
+                      std::to_string(needed) + " needed" +
+                      (needed > cap ? ", capped at " + std::to_string(cap) + " (" +
+                                          std::to_string(needed - cap) + " spilled)"
+                                    : ""));
+    }
+    if (const char* why = roofcast::kernels::not_runnable_reason(gpu, config)) {
+      notes.push_back(std::string("the kernel does not run on ") + gpu.id + ": " + why);
+    }
+  } else {
+    launch.threads_per_block = checked(vm, "threads", 1, 1 << 20);
+    launch.registers_per_thread = checked(vm, "regs", 0, 1 << 16);
+    launch.static_shared_memory_bytes = checked(vm, "smem", 0, 1 << 30);
+    launch.dynamic_shared_memory_bytes = checked(vm, "dynamic-smem", 0, 1 << 30);
+  }
   if (vm.count("max-dynamic-smem")) {
     launch.max_dynamic_shared_memory_bytes = checked(
         vm, "max-dynamic-smem", 0,
@@ -337,13 +434,20 @@ int run_occupancy(const std::vector<std::string>& args) {
   std::optional<roofcast::SweepAxis> axis;
   if (vm.count("sweep")) axis = parse_sweep_axis(vm["sweep"].as<std::string>());
 
-  const auto report = roofcast::views::make_occupancy_report(gpu, launch, axis);
+  auto report = roofcast::views::make_occupancy_report(gpu, launch, axis);
+  if (of_kernel) {
+    report.kernel_id = roofcast::kernels::kernel_id(config);
+    report.registers_estimated = vm.count("regs") == 0U;
+    report.notes = std::move(notes);
+  }
   if (vm.count("svg")) {
     draw_figure_file(roofcast::views::staircase_gnuplot_script(report), vm["svg"].as<std::string>(),
                      vm.count("force") != 0U, "--svg");
   }
-  if (vm.count("json")) {
+  if (output == Output::kJson) {
     std::cout << roofcast::views::occupancy_json(report).dump(2) << "\n";
+  } else if (output == Output::kCsv) {
+    std::cout << roofcast::views::occupancy_sweep_csv(report);
   } else {
     std::cout << roofcast::views::occupancy_text(report);
   }
@@ -405,56 +509,16 @@ std::pair<int, int> derived_warp_tile(const roofcast::gemm::TileConfig& c) {
   return {0, 0};
 }
 
-int run_predict(const std::vector<std::string>& args) {
+/// The config of --rung, --bm, --bn, ... --cluster, the parameters left out derived (each
+/// derivation noted in `notes`); a config that breaks a tile rule is a usage error naming it.
+void config_from_flags(const po::variables_map& vm, roofcast::gemm::TileConfig& c,
+                       std::vector<std::string>& notes) {
   namespace gemm = roofcast::gemm;
-  po::options_description desc(
-      "roofcast predict: predicted time and TFLOPS of an SGEMM ladder config on a GPU, the "
-      "binding term and every term, occupancy, waves, L2 hit rate, traffic and roofline");
-  add_common(desc);
-  add_gpu_options(desc);
-  // clang-format off
-  desc.add_options()
-      ("m", po::value<long long>(), "rows of A and C (required)")
-      ("n", po::value<long long>(), "columns of B and C (required)")
-      ("k", po::value<long long>(), "columns of A, rows of B (required)")
-      ("rung", po::value<int>(), "ladder rung 1..10 (required)")
-      ("bm", po::value<int>(), "block tile rows (required)")
-      ("bn", po::value<int>(), "block tile columns (required)")
-      ("bk", po::value<int>(), "K depth of a shared tile (required for rungs 2-10)")
-      ("tm", po::value<int>(), "thread tile rows (required for rungs 3-10; rungs 1-2: 1)")
-      ("tn", po::value<int>(), "thread tile columns (required for rungs 4-10; rungs 1-3: 1)")
-      ("wm", po::value<int>(), "warp tile rows (rungs 7-10; default: 4 x 8 threads of TM x TN)")
-      ("wn", po::value<int>(), "warp tile columns (rungs 7-10)")
-      ("threads", po::value<int>(), "threads per block (default: derived from the tile)")
-      ("stages", po::value<int>(), "shared stages (default: 2 for rung 8, 3 for rungs 9-10, "
-       "else 1)")
-      ("vector", po::value<int>(), "floats per load (default: 4 for rungs 5-10, else 1)")
-      ("layout", po::value<std::string>(), "shared layout plain|padded|swizzled (default: "
-       "plain for rungs 1-5, padded for 6-10)")
-      ("cluster", po::value<int>(), "blocks per cluster (rung 10; default 1)")
-      ("raster", po::value<std::string>()->default_value("row_major"),
-       "block order row_major|column_major|grouped (alias swizzle)|z_order")
-      ("group", po::value<int>(), "tile rows per group, with --raster grouped")
-      ("regs", po::value<int>(), "registers per thread as ptxas reports (default: estimated)")
-      ("spill-bytes", po::value<int>(), "with --regs: spill bytes per thread as ptxas reports")
-      ("beta", po::value<double>()->default_value(0.0), "beta of C = alpha A B + beta C "
-       "(non-zero reads C)")
-      ("l2-model", po::value<std::string>()->default_value("roofcast"),
-       "L2 hit-rate model: roofcast|published")
-      ("uncalibrated", "ignore the GPU's committed calibration (data/calibration)");
-  // clang-format on
-  const po::variables_map vm = parse(args, desc);
-  if (vm.count("help")) {
-    std::cout << desc;
-    return 0;
+  for (const char* required : {"rung", "bm", "bn"}) {
+    if (!vm.count(required)) {
+      throw UsageError("missing required flag --" + std::string(required) + " (or --kernel ID)");
+    }
   }
-  const roofcast::GpuSpec gpu = gpu_from(vm);
-  for (const char* required : {"m", "n", "k", "rung", "bm", "bn"}) {
-    if (!vm.count(required)) throw UsageError("missing required flag --" + std::string(required));
-  }
-  roofcast::PredictInput in;
-  in.problem = problem_from(vm);
-  gemm::TileConfig& c = in.config;
   c.rung = checked(vm, "rung", 1, gemm::kRungCount);
   c.bm = checked(vm, "bm", 1, 4096);
   c.bn = checked(vm, "bn", 1, 4096);
@@ -482,15 +546,14 @@ int run_predict(const std::vector<std::string>& args) {
     }
     c.layout = *layout;
   }
-  roofcast::views::PredictReport report;
   if (c.rung >= 7 && (vm.count("wm") || vm.count("wn"))) {
     if (!vm.count("wm") || !vm.count("wn")) throw UsageError("give both --wm and --wn");
     c.wm = checked(vm, "wm", 1, 4096);
     c.wn = checked(vm, "wn", 1, 4096);
   } else if (c.rung >= 7) {
     std::tie(c.wm, c.wn) = derived_warp_tile(c);
-    report.notes.push_back("warp tile " + std::to_string(c.wm) + " x " + std::to_string(c.wn) +
-                           " derived (no --wm, --wn)");
+    notes.push_back("warp tile " + std::to_string(c.wm) + " x " + std::to_string(c.wn) +
+                    " derived (no --wm, --wn)");
   } else if (vm.count("wm") || vm.count("wn")) {
     throw UsageError("--wm and --wn are for rungs 7-10 (warp tiling)");
   }
@@ -498,27 +561,110 @@ int run_predict(const std::vector<std::string>& args) {
     c.threads = checked(vm, "threads", 1, 1 << 20);
   } else {
     c.threads = roofcast::kernels::derived_threads(c);
-    report.notes.push_back("threads " + std::to_string(c.threads) + " derived from the tile");
+    notes.push_back("threads " + std::to_string(c.threads) + " derived from the tile");
   }
   if (const char* rule = roofcast::kernels::violated_rule(c)) {
     throw UsageError("the config breaks a tile rule of rung " + std::to_string(c.rung) + ": " +
                      rule);
   }
+}
 
+/// The launch order of --raster: row_major, column_major, z_order, grouped:G as rank prints it,
+/// or grouped (alias swizzle) with --group G; G within 1..2^20.
+roofcast::gemm::RasterOrder raster_from(const po::variables_map& vm) {
+  namespace gemm = roofcast::gemm;
+  constexpr int kMaxGroup = 1 << 20;
   const std::string raster_name = vm["raster"].as<std::string>();
   // "swizzle" is the name the grouped order often goes by (a grouped swizzle of G tile rows).
   if (raster_name == "grouped" || raster_name == "swizzle") {
-    if (!vm.count("group")) throw UsageError("--raster " + raster_name + " needs --group G");
-    in.raster = {gemm::RasterKind::kGrouped, checked(vm, "group", 1, 1 << 20)};
-  } else {
-    const auto raster = gemm::parse_raster_order(raster_name);
-    if (!raster || raster->kind == gemm::RasterKind::kGrouped) {
-      throw UsageError("--raster must be one of row_major, column_major, grouped, z_order; got '" +
-                       raster_name + "'");
+    if (!vm.count("group")) {
+      throw UsageError("--raster " + raster_name + " needs --group G (or --raster grouped:G)");
     }
-    if (vm.count("group")) throw UsageError("--group needs --raster grouped");
-    in.raster = *raster;
+    return {gemm::RasterKind::kGrouped, checked(vm, "group", 1, kMaxGroup)};
   }
+  const auto raster = gemm::parse_raster_order(raster_name);
+  if (!raster) {
+    throw UsageError(
+        "--raster must be one of row_major, column_major, grouped:G, z_order (or grouped "
+        "--group G); got " +
+        roofcast::json_input::quote_for_message(raster_name));
+  }
+  if (vm.count("group")) {
+    throw UsageError(raster->kind == gemm::RasterKind::kGrouped
+                         ? "give --raster grouped:G or --group G, not both"
+                         : "--group needs --raster grouped");
+  }
+  if (raster->kind == gemm::RasterKind::kGrouped && raster->group > kMaxGroup) {
+    throw UsageError("--raster grouped:G: G must be within 1.." + std::to_string(kMaxGroup) +
+                     ", got " + std::to_string(raster->group));
+  }
+  return *raster;
+}
+
+int run_predict(const std::vector<std::string>& args) {
+  namespace gemm = roofcast::gemm;
+  po::options_description desc(
+      "roofcast predict: predicted time and TFLOPS of an SGEMM ladder config on a GPU, the "
+      "binding term and every term, occupancy, waves, L2 hit rate, traffic and roofline");
+  add_common(desc);
+  add_gpu_options(desc);
+  // clang-format off
+  desc.add_options()
+      ("m", po::value<long long>(), "rows of A and C (required)")
+      ("n", po::value<long long>(), "columns of B and C (required)")
+      ("k", po::value<long long>(), "columns of A, rows of B (required)")
+      ("kernel", po::value<std::string>(), "the config by its kernel id, as rank, ladder and "
+       "the measurement files print it (e.g. r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-"
+       "padded), registered or not; instead of --rung, --bm, ... --cluster")
+      ("rung", po::value<int>(), "ladder rung 1..10 (required without --kernel)")
+      ("bm", po::value<int>(), "block tile rows (required without --kernel)")
+      ("bn", po::value<int>(), "block tile columns (required without --kernel)")
+      ("bk", po::value<int>(), "K depth of a shared tile (required for rungs 2-10)")
+      ("tm", po::value<int>(), "thread tile rows (required for rungs 3-10; rungs 1-2: 1)")
+      ("tn", po::value<int>(), "thread tile columns (required for rungs 4-10; rungs 1-3: 1)")
+      ("wm", po::value<int>(), "warp tile rows (rungs 7-10; default: 4 x 8 threads of TM x TN)")
+      ("wn", po::value<int>(), "warp tile columns (rungs 7-10)")
+      ("threads", po::value<int>(), "threads per block (default: derived from the tile)")
+      ("stages", po::value<int>(), "shared stages (default: 2 for rung 8, 3 for rungs 9-10, "
+       "else 1)")
+      ("vector", po::value<int>(), "floats per load (default: 4 for rungs 5-10, else 1)")
+      ("layout", po::value<std::string>(), "shared layout plain|padded|swizzled (default: "
+       "plain for rungs 1-5, padded for 6-10)")
+      ("cluster", po::value<int>(), "blocks per cluster (rung 10; default 1)")
+      ("raster", po::value<std::string>()->default_value("row_major"),
+       "block order row_major|column_major|grouped:G|z_order, as rank prints it (or grouped, "
+       "alias swizzle, with --group G)")
+      ("group", po::value<int>(), "tile rows per group, with --raster grouped")
+      ("regs", po::value<int>(), "registers per thread as ptxas reports (default: estimated)")
+      ("spill-bytes", po::value<int>(), "with --regs: spill bytes per thread as ptxas reports")
+      ("beta", po::value<double>()->default_value(0.0), "beta of C = alpha A B + beta C "
+       "(non-zero reads C)")
+      ("l2-model", po::value<std::string>()->default_value("roofcast"),
+       "L2 hit-rate model: roofcast|published")
+      ("uncalibrated", "ignore the GPU's committed calibration (data/calibration)");
+  // clang-format on
+  const po::variables_map vm = parse(args, desc);
+  if (vm.count("help")) {
+    std::cout << desc;
+    return 0;
+  }
+  const roofcast::GpuSpec gpu = gpu_from(vm);
+  for (const char* required : {"m", "n", "k"}) {
+    if (!vm.count(required)) throw UsageError("missing required flag --" + std::string(required));
+  }
+  roofcast::PredictInput in;
+  in.problem = problem_from(vm);
+  gemm::TileConfig& c = in.config;
+  roofcast::views::PredictReport report;
+  if (vm.count("kernel")) {
+    refuse_with_kernel(vm, {"rung", "bm", "bn", "bk", "tm", "tn", "wm", "wn", "threads", "stages",
+                            "vector", "layout", "cluster"});
+    c = kernel_from(vm);
+  } else {
+    config_from_flags(vm, c, report.notes);
+  }
+
+  in.raster = raster_from(vm);
   if (in.raster.kind == gemm::RasterKind::kZOrder) {
     report.notes.push_back("Z-order is modelled only: the ladder kernels do not launch it");
   } else if (in.raster.kind != gemm::RasterKind::kRowMajor &&
@@ -541,7 +687,7 @@ int run_predict(const std::vector<std::string>& args) {
   in.shared_memory_bytes = roofcast::kernels::shared_memory_bytes(c);
   in.min_blocks_per_sm = roofcast::kernels::launch_bounds_min_blocks(c);
   const int needed_cc = roofcast::kernels::minimum_compute_capability(c);
-  if (gpu.compute_capability.major * 10 + gpu.compute_capability.minor < needed_cc) {
+  if (gpu.compute_capability.number() < needed_cc) {
     report.notes.push_back("the ladder kernel needs compute capability " +
                            std::to_string(needed_cc / 10) + "." + std::to_string(needed_cc % 10) +
                            ": it does not run on " + gpu.id);
@@ -666,13 +812,17 @@ int run_rank(const std::vector<std::string>& args) {
   po::options_description desc(
       "roofcast rank: every valid config of the space (the kernels' tile rules, or the kernel "
       "registry) predicted for each problem of a batch, pruned and ranked fastest first with "
-      "the reasons (occupancy, waves, L2, binding term)");
+      "the reasons (occupancy, waves, L2, binding term); configs of the same predicted time are "
+      "marked tied and listed by fewer shared-memory bytes, threads, stages, then kernel id");
   add_common(desc);
   add_gpu_options(desc);
   desc.add_options()("problems", po::value<std::string>(),
                      "problems file: {\"schema_version\": 1, \"problems\": [{\"name\", \"m\", "
-                     "\"n\", \"k\"}]}")("top", po::value<int>()->default_value(10),
-                                        "configs shown per problem (0: all)")(
+                     "\"n\", \"k\"}]}")("m", po::value<long long>(),
+                                        "one problem instead of --problems: rows of A and C")(
+      "n", po::value<long long>(), "with --m, --k: columns of B and C")(
+      "k", po::value<long long>(), "with --m, --n: the shared dimension")(
+      "top", po::value<int>()->default_value(10), "configs shown per problem (0: all)")(
       "space", po::value<std::string>()->default_value("enumerated"),
       "enumerated (every config the tile rules allow) or registry (the compiled kernels)")(
       "rungs", po::value<std::string>(), "only these rungs, e.g. 7,8,9 (default: all)")(
@@ -684,13 +834,21 @@ int run_rank(const std::vector<std::string>& args) {
       "drop-spilling", "drop configs whose estimated registers spill")(
       "all-rasters", "list every raster order of a config (default: only its fastest)")(
       "uncalibrated", "ignore the GPU's committed calibration (data/calibration)");
+  add_csv(desc, "print CSV (a header row, one row per ranked config of every problem)");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
     return 0;
   }
   const roofcast::GpuSpec gpu = gpu_from(vm);
-  if (!vm.count("problems")) throw UsageError("missing required flag --problems FILE");
+  const bool one_problem = vm.count("m") || vm.count("n") || vm.count("k");
+  if (one_problem && vm.count("problems")) {
+    throw UsageError("give --problems FILE or --m, --n, --k (one problem), not both");
+  }
+  if (!one_problem && !vm.count("problems")) {
+    throw UsageError("missing required flag --problems FILE (or --m M --n N --k K)");
+  }
+  const Output output = output_of(vm);
   const int top = checked(vm, "top", 0, 1 << 30);
   const double min_occupancy = vm["min-occupancy"].as<double>();
   if (!(min_occupancy >= 0 && min_occupancy <= 1)) {
@@ -757,15 +915,25 @@ int run_rank(const std::vector<std::string>& args) {
   roofcast::views::RankReport report;
   report.gpu_id = gpu.id;
   report.space = space;
-  report.problems = roofcast::tune::load_problems(vm["problems"].as<std::string>());
+  if (one_problem) {
+    // Named as a problems file names a problem without a name: "MxNxK".
+    const roofcast::gemm::Problem problem = problem_from(vm);
+    report.problems = {{std::to_string(problem.m) + "x" + std::to_string(problem.n) + "x" +
+                            std::to_string(problem.k),
+                        problem}};
+  } else {
+    report.problems = roofcast::tune::load_problems(vm["problems"].as<std::string>());
+  }
   for (const auto& problem : report.problems) {
     report.rankings.push_back(roofcast::tune::rank(gpu, problem.problem, candidates, options));
   }
   if (vm.count("uncalibrated")) {
     for (auto& ranking : report.rankings) ranking.calibrated = false;
   }
-  if (vm.count("json")) {
+  if (output == Output::kJson) {
     std::cout << roofcast::views::rank_json(report).dump(2) << "\n";
+  } else if (output == Output::kCsv) {
+    std::cout << roofcast::views::rank_csv(report);
   } else {
     std::cout << roofcast::views::rank_text(report);
   }

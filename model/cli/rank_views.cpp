@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "csv.hpp"
+
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 
@@ -32,6 +34,11 @@ nlohmann::json explanation_json(const tune::Explanation& e) {
           {"roofline_TFLOPS", e.roofline_TFLOPS}};
 }
 
+/// Under a ranking that shows a tie: what '=' means and how ties are ordered (tune::Ranking).
+constexpr const char* kTieLegend =
+    "   = tied with the row above (the same predicted time): ties go by fewer shared-memory "
+    "bytes per block, then fewer threads, fewer stages, then the kernel id\n";
+
 }  // namespace
 
 std::string rank_text(const RankReport& report) {
@@ -40,7 +47,9 @@ std::string rank_text(const RankReport& report) {
   for (std::size_t i = 0; i < report.problems.size(); ++i) {
     const tune::NamedProblem& np = report.problems[i];
     const tune::Ranking& r = report.rankings[i];
-    out << report.gpu_id << "  " << np.name << " (" << shape(np.problem) << "): " << r.candidates
+    const std::string shape_text = shape(np.problem);
+    out << report.gpu_id << "  " << np.name
+        << (np.name == shape_text ? std::string() : " (" + shape_text + ")") << ": " << r.candidates
         << " candidates (" << report.space << " space), " << r.kept << " kept";
     bool first = true;
     for (int reason = 0; reason < tune::kPruneReasonCount; ++reason) {
@@ -56,18 +65,21 @@ std::string rank_text(const RankReport& report) {
                   "#", "kernel", "raster", "TFLOPS", "time_us", "blk", "occupancy limiter", "occ",
                   "waves", "tail", "L2hit", "binding");
     out << line;
+    bool ties = false;
     for (std::size_t j = 0; j < r.ranked.size(); ++j) {
       const tune::Ranked& x = r.ranked[j];
       const tune::Explanation& e = x.why;
-      std::snprintf(line, sizeof line,
-                    "%4zu  %-54s %-12s %7.2f %10.1f %4d %-20s %5.2f %5lld %5.2f %5.2f %-13s\n",
-                    j + 1, kernels::kernel_id(x.candidate.config).c_str(),
-                    gemm::to_string(x.candidate.raster).c_str(), x.tflops, x.time_s * 1e6,
-                    e.blocks_per_sm, limiter_names(e.occupancy_limiters).c_str(), e.occupancy,
-                    static_cast<long long>(e.waves), e.tail_efficiency, e.l2_hit_rate,
-                    std::string(to_string(e.binding_term)).c_str());
+      ties = ties || x.tied_with_previous;
+      std::snprintf(
+          line, sizeof line,
+          "%4zu%c %-54s %-12s %7.2f %10.1f %4d %-20s %5.2f %5lld %5.2f %5.2f %-13s\n", j + 1,
+          x.tied_with_previous ? '=' : ' ', kernels::kernel_id(x.candidate.config).c_str(),
+          gemm::to_string(x.candidate.raster).c_str(), x.tflops, x.time_s * 1e6, e.blocks_per_sm,
+          limiter_names(e.occupancy_limiters).c_str(), e.occupancy, static_cast<long long>(e.waves),
+          e.tail_efficiency, e.l2_hit_rate, std::string(to_string(e.binding_term)).c_str());
       out << line;
     }
+    if (ties) out << kTieLegend;
     out << "\n";
   }
   return out.str();
@@ -88,6 +100,7 @@ nlohmann::json rank_json(const RankReport& report) {
       const tune::Ranked& x = r.ranked[j];
       const gemm::TileConfig& c = x.candidate.config;
       ranked.push_back({{"rank", j + 1},
+                        {"tied_with_previous", x.tied_with_previous},
                         {"candidate_index", x.index},
                         {"kernel_id", kernels::kernel_id(c)},
                         {"raster", gemm::to_string(x.candidate.raster)},
@@ -123,6 +136,60 @@ nlohmann::json rank_json(const RankReport& report) {
           {"space", report.space},
           {"calibrated", !report.rankings.empty() && report.rankings.front().calibrated},
           {"problems", problems}};
+}
+
+std::string rank_csv(const RankReport& report) {
+  csv::Table table({"problem",
+                    "m",
+                    "n",
+                    "k",
+                    "rank",
+                    "tied_with_previous",
+                    "kernel_id",
+                    "raster",
+                    "tflops",
+                    "time_s",
+                    "blocks_per_sm",
+                    "occupancy_limiter",
+                    "occupancy",
+                    "waves",
+                    "tail_efficiency",
+                    "l2_hit_rate",
+                    "binding_term",
+                    "registers_per_thread",
+                    "shared_memory_bytes",
+                    "threads",
+                    "candidate_index"});
+  for (std::size_t i = 0; i < report.problems.size(); ++i) {
+    const tune::NamedProblem& np = report.problems[i];
+    const tune::Ranking& r = report.rankings[i];
+    for (std::size_t j = 0; j < r.ranked.size(); ++j) {
+      const tune::Ranked& x = r.ranked[j];
+      const tune::Explanation& e = x.why;
+      table.add({np.name,
+                 csv::number(np.problem.m),
+                 csv::number(np.problem.n),
+                 csv::number(np.problem.k),
+                 csv::number(j + 1),
+                 csv::boolean(x.tied_with_previous),
+                 kernels::kernel_id(x.candidate.config),
+                 gemm::to_string(x.candidate.raster),
+                 csv::number(x.tflops),
+                 csv::number(x.time_s),
+                 csv::number(e.blocks_per_sm),
+                 limiter_names(e.occupancy_limiters),
+                 csv::number(e.occupancy),
+                 csv::number(e.waves),
+                 csv::number(e.tail_efficiency),
+                 csv::number(e.l2_hit_rate),
+                 std::string(to_string(e.binding_term)),
+                 csv::number(e.registers_per_thread),
+                 csv::number(e.shared_memory_bytes),
+                 csv::number(e.threads),
+                 csv::number(x.index)});
+    }
+  }
+  return table.str();
 }
 
 }  // namespace roofcast::views

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report_data.hpp"
-#include "roofcast/json_input.hpp"
 #include "roofcast/gemm.hpp"
+#include "roofcast/json_input.hpp"
 
 namespace roofcast::views {
 

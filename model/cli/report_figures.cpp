@@ -61,8 +61,7 @@ std::string ladder_figure(const GpuReport& r) {
   s += "set xtics (";
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
     s += format("%s%s %zu", i ? ", " : "",
-                gnuplot_string(rung_label(r.ladder[i].rung, r.ladder[i].kernel, true)).c_str(),
-                i);
+                gnuplot_string(rung_label(r.ladder[i].rung, r.ladder[i].kernel, true)).c_str(), i);
   }
   s += ")\n$rows << EOD\n";
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {

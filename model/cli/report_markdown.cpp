@@ -109,7 +109,7 @@ std::string published_cell(const PublishedLadder& ladder, int rung) {
 }
 
 std::string banner(const GpuReport& r) {
-  const int cc = r.gpu.compute_capability.major * 10 + r.gpu.compute_capability.minor;
+  const int cc = r.gpu.compute_capability.number();
   std::ostringstream md;
   md << "> **Not validated on hardware.** No roofcast measurement of the " << r.gpu.name
      << " exists: every number below is a prediction of the model from the spec file `data/gpus/"

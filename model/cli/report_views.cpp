@@ -44,9 +44,7 @@ const kernels::RegistryEntry* registry_entry(const std::string& id) {
   return index < kernels::kRegistrySize ? &kernels::kRegistry[index] : nullptr;
 }
 
-int compute_capability(const GpuSpec& gpu) {
-  return gpu.compute_capability.major * 10 + gpu.compute_capability.minor;
-}
+int compute_capability(const GpuSpec& gpu) { return gpu.compute_capability.number(); }
 
 /// A registry config predicted with estimated registers (nothing compiled), as the tuner does.
 Prediction predict_registered(const GpuSpec& gpu, const gemm::TileConfig& config,

@@ -4,6 +4,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "csv.hpp"
+
 namespace roofcast::views {
 
 std::string format(const char* pattern, ...) {
@@ -119,7 +121,11 @@ std::string sweep_axis_title(SweepAxis axis) {
 
 OccupancyReport make_occupancy_report(const GpuSpec& gpu, const KernelLaunch& launch,
                                       std::optional<SweepAxis> sweep_axis) {
-  OccupancyReport report{gpu, launch, compute_occupancy(gpu.sm, launch), sweep_axis, {}};
+  OccupancyReport report;
+  report.gpu = gpu;
+  report.launch = launch;
+  report.result = compute_occupancy(gpu.sm, launch);
+  report.sweep_axis = sweep_axis;
   if (sweep_axis) report.sweep = staircase(sweep_occupancy(gpu.sm, launch, *sweep_axis));
   return report;
 }
@@ -130,7 +136,10 @@ std::string occupancy_text(const OccupancyReport& report) {
   const BlockAllocation& a = r.allocation;
   std::string out;
   out += "GPU     " + gpu_title(report.gpu) + "\n";
-  out += "kernel  " + kernel_text(report.launch, a) + "\n\n";
+  out += "kernel  " + kernel_text(report.launch, a) + "\n";
+  if (!report.kernel_id.empty()) out += "config  " + report.kernel_id + "\n";
+  for (const std::string& note : report.notes) out += "note    " + note + "\n";
+  out += "\n";
 
   if (!r.launchable()) {
     out += "cannot launch: " + to_string(r.failure) + "\n";
@@ -267,6 +276,11 @@ json occupancy_json(const OccupancyReport& report) {
       {"dynamic_shared_memory_bytes", l.dynamic_shared_memory_bytes},
       {"max_dynamic_shared_memory_bytes", a.max_dynamic_shared_memory_bytes},
       {"carveout_percent", l.carveout_percent ? json(*l.carveout_percent) : json(nullptr)}};
+  if (!report.kernel_id.empty()) {
+    out["kernel"]["id"] = report.kernel_id;
+    out["kernel"]["registers_estimated"] = report.registers_estimated;
+  }
+  if (!report.notes.empty()) out["notes"] = report.notes;
   out["launchable"] = r.launchable();
   out["cannot_launch_reason"] = r.launchable() ? json(nullptr) : json(to_string(r.failure));
   out["blocks_per_sm"] = r.blocks_per_sm;
@@ -313,6 +327,23 @@ json occupancy_json(const OccupancyReport& report) {
   return out;
 }
 
+std::string occupancy_sweep_csv(const OccupancyReport& report) {
+  const SweepAxis axis = report.sweep_axis.value();
+  const std::string value = axis == SweepAxis::kRegisters      ? "registers_per_thread"
+                            : axis == SweepAxis::kSharedMemory ? "dynamic_shared_memory_bytes"
+                                                               : "threads_per_block";
+  csv::Table table({"first_" + value, "last_" + value, "blocks_per_sm", "occupancy_percent",
+                    "limited_by", "cannot_launch_reason"});
+  for (const SweepStep& step : report.sweep) {
+    const bool launchable = step.point.failure == LaunchFailure::kNone;
+    table.add({csv::number(step.first_value), csv::number(step.last_value),
+               csv::number(step.point.blocks_per_sm), csv::number(100.0 * step.point.occupancy),
+               launchable ? limiter_names(step.point.limiters) : "",
+               launchable ? "" : to_string(step.point.failure)});
+  }
+  return table.str();
+}
+
 std::string gpus_text(const std::vector<GpuSpec>& gpus) {
   std::string out = format("%-16s %-28s %4s %4s %6s %8s %9s %8s %10s\n", "id", "name", "cc", "SMs",
                            "MHz", "L2 MiB", "DRAM GB/s", "FP32 TF", "smem/SM KiB");
@@ -342,6 +373,19 @@ json gpus_json(const std::vector<GpuSpec>& gpus) {
                    {"origin", g.origin}});
   }
   return out;
+}
+
+std::string gpus_csv(const std::vector<GpuSpec>& gpus) {
+  csv::Table table({"id", "name", "compute_capability", "sm_count", "boost_clock_MHz", "l2_bytes",
+                    "dram_bw_GBps", "fp32_TFLOPS", "shared_memory_per_sm_bytes", "origin"});
+  for (const GpuSpec& g : gpus) {
+    table.add(
+        {g.id, g.name, format("%d.%d", g.compute_capability.major, g.compute_capability.minor),
+         csv::number(g.chip.sm_count), csv::number(g.chip.boost_clock_MHz),
+         csv::number(g.chip.l2_bytes), csv::number(g.chip.dram_bw_GBps),
+         csv::number(g.peak_TFLOPS.fp32), csv::number(g.sm.shared_memory_per_sm_bytes), g.origin});
+  }
+  return table.str();
 }
 
 const std::vector<KernelProfile>& representative_kernels() {
@@ -400,6 +444,24 @@ std::string occupancy_table_text(const OccupancyTable& table) {
     }
   }
   return out;
+}
+
+std::string occupancy_table_csv(const OccupancyTable& table) {
+  csv::Table out({"gpu_id", "kernel", "threads_per_block", "registers_per_thread",
+                  "static_shared_memory_bytes", "dynamic_shared_memory_bytes", "blocks_per_sm",
+                  "occupancy_percent", "limited_by", "cannot_launch_reason"});
+  for (std::size_t g = 0; g < table.gpus.size(); ++g) {
+    for (std::size_t k = 0; k < table.kernels.size(); ++k) {
+      const OccupancyResult& r = table.results[g][k];
+      const KernelLaunch& l = table.kernels[k].launch;
+      out.add({table.gpus[g].id, table.kernels[k].name, csv::number(l.threads_per_block),
+               csv::number(l.registers_per_thread), csv::number(l.static_shared_memory_bytes),
+               csv::number(l.dynamic_shared_memory_bytes), csv::number(r.blocks_per_sm),
+               csv::number(100.0 * r.occupancy), r.launchable() ? limiter_names(r.limiters) : "",
+               r.launchable() ? "" : to_string(r.failure)});
+    }
+  }
+  return out.str();
 }
 
 json occupancy_table_json(const OccupancyTable& table) {
@@ -574,7 +636,9 @@ std::string predict_text(const PredictReport& report) {
   out += "\n";
   const OccupancyResult& o = p.occupancy;
   if (!p.launchable) {
-    out += "cannot launch: " + to_string(o.failure) + "\n";
+    // A kernel the GPU cannot run has no time, only the reason (and its occupancy, had it run).
+    out += "cannot launch: " +
+           (p.not_runnable != nullptr ? std::string(p.not_runnable) : to_string(o.failure)) + "\n";
     out += format("occupancy  %d blocks/SM, limited by %s\n", o.blocks_per_sm,
                   limiter_names(o.limiters).c_str());
     return out;
@@ -669,7 +733,9 @@ json predict_json(const PredictReport& report) {
                               {"total", p.register_estimate.total}};
   const OccupancyResult& o = p.occupancy;
   out["launchable"] = p.launchable;
-  out["cannot_launch_reason"] = o.launchable() ? json(nullptr) : json(to_string(o.failure));
+  out["cannot_launch_reason"] = p.not_runnable != nullptr ? json(p.not_runnable)
+                                : o.launchable()          ? json(nullptr)
+                                                          : json(to_string(o.failure));
   out["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm},
                       {"active_warps", o.active_warps},
                       {"max_warps", o.max_warps},

@@ -34,6 +34,11 @@ struct OccupancyReport {
   OccupancyResult result;
   std::optional<SweepAxis> sweep_axis;
   std::vector<SweepStep> sweep;
+  /// With `occupancy --kernel ID`: the ladder config the launch is of (empty: a launch given
+  /// by its resources), whether its registers are the model's estimate, and how they were found.
+  std::string kernel_id;
+  bool registers_estimated = false;
+  std::vector<std::string> notes;
 };
 
 OccupancyReport make_occupancy_report(const GpuSpec& gpu, const KernelLaunch& launch,
@@ -46,9 +51,13 @@ std::string occupancy_text(const OccupancyReport& report);
 /// Requires report.sweep_axis.
 std::string staircase_gnuplot_script(const OccupancyReport& report);
 nlohmann::json occupancy_json(const OccupancyReport& report);
+/// The staircase as CSV (csv.hpp): one row per step. Requires report.sweep_axis.
+std::string occupancy_sweep_csv(const OccupancyReport& report);
 
 std::string gpus_text(const std::vector<GpuSpec>& gpus);
 nlohmann::json gpus_json(const std::vector<GpuSpec>& gpus);
+/// One row per GPU, the JSON's fields (bytes where the text shows MiB and KiB).
+std::string gpus_csv(const std::vector<GpuSpec>& gpus);
 
 /// A named kernel resource profile for the overview table.
 struct KernelProfile {
@@ -96,5 +105,7 @@ OccupancyTable make_occupancy_table(const std::vector<GpuSpec>& gpus,
                                     const std::vector<KernelProfile>& kernels);
 std::string occupancy_table_text(const OccupancyTable& table);
 nlohmann::json occupancy_table_json(const OccupancyTable& table);
+/// One row per GPU and kernel profile.
+std::string occupancy_table_csv(const OccupancyTable& table);
 
 }  // namespace roofcast::views

@@ -24,19 +24,21 @@ const ordered_json& field(const ordered_json& object, const std::string& name,
 std::string text_field(const ordered_json& object, const std::string& name,
                        const std::string& origin, const std::string& path = "") {
   const ordered_json& value = field(object, name, origin, path);
-  if (!value.is_string()) throw SpecError(origin, path + name, "a string, got " + json_input::describe(value));
+  if (!value.is_string())
+    throw SpecError(origin, path + name, "a string, got " + json_input::describe(value));
   return value.get<std::string>();
 }
 
 double number_field(const ordered_json& object, const std::string& name, const std::string& origin,
                     const std::string& path, bool allow_zero) {
   const ordered_json& value = field(object, name, origin, path);
-  if (!value.is_number()) throw SpecError(origin, path + name, "a number, got " + json_input::describe(value));
+  if (!value.is_number())
+    throw SpecError(origin, path + name, "a number, got " + json_input::describe(value));
   const double number = value.get<double>();
   if (number < 0 || (!allow_zero && number == 0)) {
-    throw SpecError(
-        origin, path + name,
-        std::string(allow_zero ? "a number >= 0" : "a positive number") + ", got " + json_input::describe(value));
+    throw SpecError(origin, path + name,
+                    std::string(allow_zero ? "a number >= 0" : "a positive number") + ", got " +
+                        json_input::describe(value));
   }
   return number;
 }
@@ -63,9 +65,9 @@ StoredCalibration parse_calibration(std::string_view json_text, std::string_view
   if (!document.is_object()) throw SpecError(origin, "<document>", "a JSON object");
   const ordered_json& version = field(document, "schema_version", origin, "");
   if (!version.is_number_integer() || version.get<int>() != kCalibrationSchemaVersion) {
-    throw SpecError(
-        origin, "schema_version",
-        "schema_version " + std::to_string(kCalibrationSchemaVersion) + ", got " + json_input::describe(version));
+    throw SpecError(origin, "schema_version",
+                    "schema_version " + std::to_string(kCalibrationSchemaVersion) + ", got " +
+                        json_input::describe(version));
   }
   reject_unknown(document,
                  {"schema_version", "gpu_id", "measurement", "measurement_revision",

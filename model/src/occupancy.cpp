@@ -26,9 +26,7 @@ int round_up(int x, int y) { return divide_round_up(x, y) * y; }
 int round_down(int x, int y) { return quotient(x, y) * y; }
 /// A 64-bit count as an int, INT_MAX when larger (it then exceeds every limit it is compared
 /// with: the launch's sums and products are formed in 64 bits, never in int).
-int saturated(std::int64_t value) {
-  return value > INT_MAX ? INT_MAX : static_cast<int>(value);
-}
+int saturated(std::int64_t value) { return value > INT_MAX ? INT_MAX : static_cast<int>(value); }
 std::int64_t round_up64(std::int64_t x, std::int64_t y) { return (x + y - 1) / y * y; }
 
 int carveout_bytes_at(const SmLimits& sm, std::size_t index) {
@@ -121,13 +119,14 @@ void check_arguments(const SmLimits& sm, const KernelLaunch& launch) {
   };
   const int max_dynamic = launch.max_dynamic_shared_memory_bytes.value_or(0);
   const unsigned bad = static_cast<unsigned>(launch.threads_per_block <= 0) |
-                   above(launch.threads_per_block, kMaxThreads) |
-                   above(launch.registers_per_thread, kMaxRegisters) |
-                   above(launch.static_shared_memory_bytes, kMaxBytes) |
-                   above(launch.dynamic_shared_memory_bytes, kMaxBytes) |
-                   above(launch.carveout_percent.value_or(0), 100) | above(max_dynamic, kMaxBytes) |
-                   (max_dynamic > 0 && max_dynamic > sm.shared_memory_per_block_optin_bytes -
-                                                         launch.static_shared_memory_bytes);
+                       above(launch.threads_per_block, kMaxThreads) |
+                       above(launch.registers_per_thread, kMaxRegisters) |
+                       above(launch.static_shared_memory_bytes, kMaxBytes) |
+                       above(launch.dynamic_shared_memory_bytes, kMaxBytes) |
+                       above(launch.carveout_percent.value_or(0), 100) |
+                       above(max_dynamic, kMaxBytes) |
+                       (max_dynamic > 0 && max_dynamic > sm.shared_memory_per_block_optin_bytes -
+                                                             launch.static_shared_memory_bytes);
   if (bad) [[unlikely]] {
     report_bad_arguments(sm, launch);
   }
@@ -199,8 +198,8 @@ OccupancyResult compute_occupancy_limits(const SmLimits& sm, const KernelLaunch&
   // warp allocation granularity (the hardware assumes all sub-partitions allocate at once).
   allocation.registers_per_warp =
       round_up(launch.registers_per_thread * sm.warp_size, sm.register_allocation_unit);
-  allocation.registers_per_block = saturated(std::int64_t{allocation.registers_per_warp} *
-                                             allocation.warps);
+  allocation.registers_per_block =
+      saturated(std::int64_t{allocation.registers_per_warp} * allocation.warps);
   const std::int64_t registers_assumed_per_block =
       std::int64_t{allocation.registers_per_warp} *
       round_up64(allocation.warps, sm.warp_allocation_granularity);

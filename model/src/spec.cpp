@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,8 +18,8 @@
 namespace roofcast {
 namespace {
 
-using nlohmann::json;
 using json_input::describe;
+using nlohmann::json;
 
 std::string join(const std::vector<std::string>& items, std::string_view separator) {
   std::string out;
@@ -148,7 +151,8 @@ class ObjectReader {
       throw error(where, bound + ", got " + describe(value));
     }
     const std::int64_t number = value.get<std::int64_t>();
-    if (number < minimum || number > maximum) throw error(where, bound + ", got " + describe(value));
+    if (number < minimum || number > maximum)
+      throw error(where, bound + ", got " + describe(value));
     return number;
   }
 
@@ -169,14 +173,12 @@ class ObjectReader {
   std::set<std::string> consumed_;
 };
 
-// Rates and latencies: a TFLOPS figure in 1e-3..1e6 (a GFLOPS to an exaFLOPS), bandwidths
-// in 1e-3..1e7 GB/s, latencies in 1..1e6 cycles: bounds a prediction stays finite within.
-constexpr double kMinTflops = 1e-3;
-constexpr double kMaxTflops = 1e6;
-constexpr double kMinGBps = 1e-3;
-constexpr double kMaxGBps = 1e7;
-constexpr double kMinCycles = 1;
-constexpr double kMaxCycles = 1e6;
+using spec_bounds::kMaxCycles;
+using spec_bounds::kMaxGBps;
+using spec_bounds::kMaxTflops;
+using spec_bounds::kMinCycles;
+using spec_bounds::kMinGBps;
+using spec_bounds::kMinTflops;
 
 SmLimits read_sm_limits(ObjectReader sm) {
   SmLimits limits;
@@ -281,9 +283,12 @@ PeakTflops read_peaks(ObjectReader peaks) {
   PeakTflops out;
   out.fp32 = peaks.positive_number("fp32", kMinTflops, kMaxTflops);
   out.fp64 = peaks.positive_number("fp64", kMinTflops, kMaxTflops);
-  out.tf32_tensor_dense = peaks.positive_number_or_null("tf32_tensor_dense", kMinTflops, kMaxTflops);
-  out.fp16_tensor_dense = peaks.positive_number_or_null("fp16_tensor_dense", kMinTflops, kMaxTflops);
-  out.bf16_tensor_dense = peaks.positive_number_or_null("bf16_tensor_dense", kMinTflops, kMaxTflops);
+  out.tf32_tensor_dense =
+      peaks.positive_number_or_null("tf32_tensor_dense", kMinTflops, kMaxTflops);
+  out.fp16_tensor_dense =
+      peaks.positive_number_or_null("fp16_tensor_dense", kMinTflops, kMaxTflops);
+  out.bf16_tensor_dense =
+      peaks.positive_number_or_null("bf16_tensor_dense", kMinTflops, kMaxTflops);
   out.fp8_tensor_dense = peaks.positive_number_or_null("fp8_tensor_dense", kMinTflops, kMaxTflops);
   peaks.reject_unknown_keys();
   return out;
@@ -295,9 +300,12 @@ MeasuredCeilings read_measured(ObjectReader measured) {
   out.ffma_TFLOPS = measured.optional_positive_number("ffma_TFLOPS", kMinTflops, kMaxTflops);
   out.dram_bw_GBps = measured.optional_positive_number("dram_bw_GBps", kMinGBps, kMaxGBps);
   out.l2_bw_GBps = measured.optional_positive_number("l2_bw_GBps", kMinGBps, kMaxGBps);
-  out.shared_memory_bw_GBps = measured.optional_positive_number("shared_memory_bw_GBps", kMinGBps, kMaxGBps);
-  out.dram_latency_cycles = measured.optional_positive_number("dram_latency_cycles", kMinCycles, kMaxCycles);
-  out.l2_latency_cycles = measured.optional_positive_number("l2_latency_cycles", kMinCycles, kMaxCycles);
+  out.shared_memory_bw_GBps =
+      measured.optional_positive_number("shared_memory_bw_GBps", kMinGBps, kMaxGBps);
+  out.dram_latency_cycles =
+      measured.optional_positive_number("dram_latency_cycles", kMinCycles, kMaxCycles);
+  out.l2_latency_cycles =
+      measured.optional_positive_number("l2_latency_cycles", kMinCycles, kMaxCycles);
   out.shared_memory_latency_cycles =
       measured.optional_positive_number("shared_memory_latency_cycles", kMinCycles, kMaxCycles);
   measured.reject_unknown_keys();
@@ -438,23 +446,44 @@ GpuSpec load_spec_file(const std::filesystem::path& path) {
 }
 
 namespace {
-/// The id of an embedded spec file (parsed once with the rest).
+const GpuSpec& embedded_file_spec(std::size_t index);
+
+/// The id of an embedded spec file.
 const std::string& embedded_spec_id(const detail::EmbeddedFile& file) {
-  for (const GpuSpec& spec : embedded_specs()) {
-    if (spec.origin == std::string("embedded:") + file.name) return spec.id;
+  for (std::size_t i = 0; i < detail::kEmbeddedSpecFileCount; ++i) {
+    if (&detail::kEmbeddedSpecFiles[i] == &file) return embedded_file_spec(i).id;
   }
   static const std::string none;
   return none;
 }
 }  // namespace
 
+namespace {
+
+/// One embedded file's spec, parsed on first use (thread-safe): a command that names one GPU
+/// parses one file, not the database.
+const GpuSpec& embedded_file_spec(std::size_t index) {
+  struct Slot {
+    std::once_flag once;
+    std::optional<GpuSpec> spec;
+  };
+  static std::vector<Slot> slots(detail::kEmbeddedSpecFileCount);
+  Slot& slot = slots[index];
+  std::call_once(slot.once, [&slot, index] {
+    const detail::EmbeddedFile& file = detail::kEmbeddedSpecFiles[index];
+    slot.spec =
+        parse_spec(std::string_view(file.bytes, file.size), std::string("embedded:") + file.name);
+  });
+  return *slot.spec;
+}
+
+}  // namespace
+
 const std::vector<GpuSpec>& embedded_specs() {
   static const std::vector<GpuSpec> specs = [] {
     std::vector<GpuSpec> out;
     for (std::size_t i = 0; i < detail::kEmbeddedSpecFileCount; ++i) {
-      const detail::EmbeddedFile& file = detail::kEmbeddedSpecFiles[i];
-      out.push_back(parse_spec(std::string_view(file.bytes, file.size),
-                               std::string("embedded:") + file.name));
+      out.push_back(embedded_file_spec(i));
     }
     std::sort(out.begin(), out.end(),
               [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
@@ -464,14 +493,22 @@ const std::vector<GpuSpec>& embedded_specs() {
 }
 
 const GpuSpec& embedded_spec(std::string_view id) {
+  // data/gpus/<id>.json (a test checks every file is named so): only that file is parsed.
+  for (std::size_t i = 0; i < detail::kEmbeddedSpecFileCount; ++i) {
+    if (std::string_view(detail::kEmbeddedSpecFiles[i].name) == std::string(id) + ".json") {
+      const GpuSpec& spec = embedded_file_spec(i);
+      if (spec.id == id) return spec;
+    }
+  }
   const std::vector<GpuSpec>& specs = embedded_specs();
   for (const GpuSpec& spec : specs) {
     if (spec.id == id) return spec;
   }
   std::vector<std::string> known;
   for (const GpuSpec& spec : specs) known.push_back(spec.id);
-  throw UnknownGpuError("unknown GPU '" + std::string(id) + "'; known GPUs: " + join(known, ", ") +
-                        " (or pass a spec file ending in .json)");
+  const std::string shown = json_input::quote_for_message(id);  // "..." with escapes
+  throw UnknownGpuError("unknown GPU '" + shown.substr(1, shown.size() - 2) + "'; known GPUs: " +
+                        join(known, ", ") + " (or pass a spec file ending in .json)");
 }
 
 GpuSpec find_spec(std::string_view id_or_path) {

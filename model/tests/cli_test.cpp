@@ -5,9 +5,12 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -189,7 +192,7 @@ TEST(CliLadder, EveryGpuEveryHeadlineConfig) {
     for (const nlohmann::json& row : gpu["ladder"]) {
       const int rung = row["rung"].get<int>();
       rungs.insert(rung);
-      const int cc = spec.compute_capability.major * 10 + spec.compute_capability.minor;
+      const int cc = spec.compute_capability.number();
       EXPECT_EQ(row["supported"].get<bool>(), rung == 10  ? cc >= 90
                                               : rung == 9 ? cc >= 80
                                                           : true)
@@ -211,6 +214,155 @@ TEST(CliLadder, OneGpuAndErrors) {
   EXPECT_EQ(run.out.find("needs a newer GPU"), std::string::npos);
   expect_error("ladder --m 0", 2, "--m must be within 1..");
   expect_error("ladder --gpu no-such-gpu", 2, "no-such-gpu");
+}
+
+}  // namespace
+}  // namespace roofcast
+
+namespace roofcast {
+namespace {
+
+/// The rows of a CSV text (no field of these outputs spans lines), each split into its fields
+/// as RFC 4180 reads them.
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char ch = line[i];
+      if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        fields.emplace_back();
+      } else {
+        fields.back() += ch;
+      }
+    }
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+/// Every row has the header's number of fields; returns the rows after the header.
+std::vector<std::vector<std::string>> csv_body(const std::string& text,
+                                               const std::vector<std::string>& header_starts) {
+  const auto rows = csv_rows(text);
+  EXPECT_FALSE(rows.empty());
+  if (rows.empty()) return {};
+  for (std::size_t i = 0; i < header_starts.size(); ++i) {
+    EXPECT_EQ(rows[0].at(i), header_starts[i]) << text;
+  }
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size()) << text;
+  return {rows.begin() + 1, rows.end()};
+}
+
+// occupancy --kernel ID: the ladder kernel's threads, shared memory and estimated registers,
+// the same as the ladder's for every headline id the ladder prints.
+TEST(CliKernel, OccupancyOfEveryLadderIdIsTheLaddersOwn) {
+  const CliRun ladder = run_cli("ladder --gpu h200-sxm --json");
+  ASSERT_EQ(ladder.exit_code, 0) << ladder.err;
+  const nlohmann::json rows = nlohmann::json::parse(ladder.out)["gpus"][0]["ladder"];
+  ASSERT_EQ(rows.size(), 11u);
+  for (const nlohmann::json& row : rows) {
+    const std::string id = row["kernel"];
+    const CliRun run = run_cli("occupancy --gpu h200-sxm --kernel " + id + " --json");
+    ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j["kernel"]["id"], id);
+    EXPECT_EQ(j["kernel"]["registers_estimated"], true);
+    EXPECT_EQ(j["kernel"]["registers_per_thread"], row["registers_per_thread"]) << id;
+    EXPECT_EQ(j["blocks_per_sm"], row["blocks_per_sm"]) << id;
+    EXPECT_EQ(j["kernel"]["static_shared_memory_bytes"], 0);
+  }
+}
+
+TEST(CliGolden, OccupancyOfAKernelById) {
+  expect_golden(
+      "occupancy --gpu h200-sxm --kernel r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded",
+      "occupancy_h200_kernel_rung9.txt");
+  expect_golden("occupancy --gpu l40s --threads 256 --regs 48 --smem 8192 --sweep threads --csv",
+                "occupancy_l40s_sweep_threads.csv");
+}
+
+TEST(CliKernel, RegistersGivenAndMistakes) {
+  const std::string id = "r08-dbuf-256x128x8-w64x64-t16x8-256t-s2-v4-padded";
+  const CliRun run = run_cli("occupancy --gpu h200-sxm --kernel " + id + " --regs 128 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["kernel"]["registers_per_thread"], 128);
+  EXPECT_EQ(j["kernel"]["registers_estimated"], false);
+  EXPECT_EQ(j["kernel"]["threads_per_block"], 256);
+  EXPECT_EQ(j["blocks_per_sm"], 2);
+  for (const char* flag : {"--threads 256", "--smem 0", "--dynamic-smem 1024"}) {
+    expect_error(
+        "occupancy --gpu h200-sxm --kernel " + id + " " + flag, 2,
+        "give --kernel ID or --" + std::string(flag + 2, std::strchr(flag, ' ')) + ", not both");
+  }
+  expect_error("occupancy --gpu h200-sxm --kernel r08-dbuf-256x128x8", 2,
+               "--kernel \"r08-dbuf-256x128x8\": missing the thread tile");
+  expect_error(
+      "occupancy --gpu h200-sxm --kernel r08-dbuf-256x128x8-w64x64-t16x8-128t-s2-v4-padded", 2,
+      "breaks a tile rule of rung 8");
+  expect_error("occupancy --gpu h200-sxm --regs 32", 2,
+               "missing required flag --threads (or --kernel ID)");
+  // A kernel the GPU cannot run says so.
+  const CliRun cluster = run_cli(
+      "occupancy --gpu a100-sxm4-80gb --kernel r10-cluster-128x256x16-w64x64-t8x16-256t-"
+      "s4-v4-padded-c2");
+  ASSERT_EQ(cluster.exit_code, 0) << cluster.err;
+  EXPECT_NE(cluster.out.find("does not run on a100-sxm4-80gb"), std::string::npos) << cluster.out;
+}
+
+// --csv: a header row, one row per item, the fields quoted only when they must be.
+TEST(CliCsv, GpusTableSweepAndLadder) {
+  const CliRun gpus = run_cli("gpus --csv");
+  ASSERT_EQ(gpus.exit_code, 0) << gpus.err;
+  const auto gpu_rows = csv_body(gpus.out, {"id", "name", "compute_capability"});
+  ASSERT_EQ(gpu_rows.size(), embedded_specs().size());
+  EXPECT_EQ(gpu_rows[0][0], embedded_specs()[0].id);
+
+  const CliRun table = run_cli("table --csv");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto table_rows = csv_body(table.out, {"gpu_id", "kernel", "threads_per_block"});
+  EXPECT_EQ(table_rows.size(), embedded_specs().size() * 5);
+  EXPECT_NE(table.out.find("\"naive, 32x32 threads\""), std::string::npos)
+      << "a name with a comma is quoted";
+  EXPECT_EQ(table_rows[0][1], "naive, 32x32 threads");
+
+  const std::string sweep = "occupancy --gpu v100-sxm2-32gb --threads 128 --regs 40 --sweep regs";
+  const CliRun csv = run_cli(sweep + " --csv");
+  const CliRun json = run_cli(sweep + " --json");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto steps = nlohmann::json::parse(json.out)["sweep"]["steps"];
+  const auto step_rows =
+      csv_body(csv.out, {"first_registers_per_thread", "last_registers_per_thread", "blocks_per_sm",
+                         "occupancy_percent", "limited_by"});
+  ASSERT_EQ(step_rows.size(), steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(step_rows[i][0], std::to_string(steps[i]["first"].get<int>()));
+    EXPECT_EQ(step_rows[i][2], std::to_string(steps[i]["blocks_per_sm"].get<int>()));
+    EXPECT_DOUBLE_EQ(std::stod(step_rows[i][3]), 100 * steps[i]["occupancy"].get<double>());
+  }
+
+  const CliRun ladder = run_cli("ladder --csv");
+  ASSERT_EQ(ladder.exit_code, 0) << ladder.err;
+  const auto ladder_rows = csv_body(ladder.out, {"gpu_id", "calibrated", "rung", "kernel_id"});
+  EXPECT_EQ(ladder_rows.size(), embedded_specs().size() * 11);
+  const CliRun ladder_json = run_cli("ladder --json");
+  const nlohmann::json first = nlohmann::json::parse(ladder_json.out)["gpus"][0]["ladder"][0];
+  EXPECT_EQ(ladder_rows[0][3], first["kernel"]);
+  EXPECT_EQ(std::stod(ladder_rows[0][13]), first["time_s"].get<double>())
+      << "time_s is written exactly";
+
+  expect_error("gpus --csv --json", 2, "give --json or --csv, not both");
+  expect_error("occupancy --gpu h200-sxm --threads 128 --regs 32 --csv", 2,
+               "--csv prints the staircase: it needs --sweep");
 }
 
 }  // namespace

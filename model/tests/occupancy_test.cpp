@@ -392,8 +392,7 @@ TEST(Staircase, ThreadStepsKeepEachBlockSizesOccupancy) {
   // threads also give 1 block per SM but 17..20 warps. The staircase merged them all into one
   // step and reported the first one's 26.6% at 1024 threads.
   const SmLimits& sm = embedded_spec("h200-sxm").sm;
-  const auto steps =
-      staircase(sweep_occupancy(sm, launch_of(256, 64), SweepAxis::kThreads));
+  const auto steps = staircase(sweep_occupancy(sm, launch_of(256, 64), SweepAxis::kThreads));
   for (const SweepStep& step : steps) {
     for (int threads = step.first_value; threads <= step.last_value; threads += 32) {
       KernelLaunch launch = launch_of(threads, 64);

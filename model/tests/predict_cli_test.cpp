@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -139,7 +140,8 @@ TEST(PredictErrors, TileRulesAndFlags) {
   expect_error("predict " + rung5 + "--tn 8 --layout diagonal", 2,
                "--layout must be one of plain, padded, swizzled; got 'diagonal'");
   expect_error("predict " + rung5 + "--tn 8 --raster spiral", 2,
-               "--raster must be one of row_major, column_major, grouped, z_order; got 'spiral'");
+               "--raster must be one of row_major, column_major, grouped:G, z_order (or grouped "
+               "--group G); got \"spiral\"");
   expect_error("predict " + rung5 + "--tn 8 --raster grouped", 2,
                "--raster grouped needs --group G");
   expect_error("predict " + rung5 + "--tn 8 --group 4", 2, "--group needs --raster grouped");
@@ -189,6 +191,126 @@ TEST(PredictCli, SwizzleIsTheGroupedOrder) {
   ASSERT_EQ(swizzle.exit_code, 0) << swizzle.err;
   EXPECT_EQ(swizzle.out, grouped.out);
   expect_error(config + "swizzle", 2, "--raster swizzle needs --group G");
+}
+
+}  // namespace
+
+namespace {
+
+using roofcast::test::run_cli_args;
+
+// --kernel ID is the config the flags spell out: the same prediction, byte for byte.
+TEST(PredictKernel, AnIdPredictsAsItsFlags) {
+  const std::string flags =
+      "predict " + kSquare +
+      "--rung 9 --bm 256 --bn 128 --bk 16 --tm 16 --tn 8 --wm 64 --wn 64 --threads 256 "
+      "--stages 3 --vector 4 --layout padded --raster grouped:8 --json";
+  const std::string id =
+      "predict " + kSquare +
+      "--kernel r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded --raster grouped:8 --json";
+  const CliRun by_flags = run_cli(flags);
+  const CliRun by_id = run_cli(id);
+  ASSERT_EQ(by_flags.exit_code, 0) << by_flags.err;
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  EXPECT_EQ(by_id.out, by_flags.out);
+  const nlohmann::json j = nlohmann::json::parse(by_id.out);
+  EXPECT_EQ(j["kernel"]["id"], "r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded");
+  EXPECT_EQ(j["kernel"]["in_registry"], true);
+  // An id that is not in the registry but follows the rules is predicted too.
+  const CliRun unregistered = run_cli(
+      "predict " + kSquare + "--kernel r10-cluster-128x128x8-w64x64-t8x16-128t-s3-padded-c4");
+  ASSERT_EQ(unregistered.exit_code, 0) << unregistered.err;
+  EXPECT_NE(unregistered.out.find("r10-cluster-128x128x8-w64x64-t8x16-128t-s3-padded-c4"),
+            std::string::npos);
+  EXPECT_NE(unregistered.out.find("not in the registry"), std::string::npos) << unregistered.out;
+}
+
+// Every kernel id a committed measurement file names is taken back by --kernel.
+TEST(PredictKernel, EveryMeasuredKernelIdIsAccepted) {
+  std::set<std::string> ids;
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(ROOFCAST_DATA_DIR) / "measurements")) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json document = nlohmann::json::parse(read_file(entry.path()));
+    if (!document.contains("cases")) continue;
+    for (const auto& kernel : document.value("kernels", nlohmann::json::array())) {
+      if (kernel.contains("id")) ids.insert(kernel["id"].get<std::string>());
+    }
+    for (const auto& c : document["cases"]) {
+      const std::string kernel = c.value("kernel", "");
+      if (kernel.rfind("r", 0) == 0) ids.insert(kernel);
+    }
+  }
+  ASSERT_GT(ids.size(), 50u);
+  for (const std::string& id : ids) {
+    const CliRun run = run_cli_args({"predict", "--gpu", "h200-sxm", "--m", "4096", "--n", "4096",
+                                     "--k", "4096", "--kernel", id, "--json"});
+    ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out)["kernel"]["id"], id);
+  }
+}
+
+TEST(PredictKernel, MistakesNameTheFlagAndThePart) {
+  const std::string id = "--kernel r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded ";
+  expect_error("predict " + kSquare + id + "--rung 9", 2, "give --kernel ID or --rung, not both");
+  expect_error("predict " + kSquare + id + "--stages 2", 2,
+               "give --kernel ID or --stages, not both");
+  expect_error("predict " + kSquare + id + "--layout plain", 2,
+               "give --kernel ID or --layout, not both");
+  expect_error("predict --gpu h200-sxm --m 4096 --n 4096 " + id, 2, "missing required flag --k");
+  expect_error(
+      "predict " + kSquare + "--kernel r09-async-256x128x16-w64x64-t16x8-256t-s1-v4-padded", 2,
+      "--kernel \"r09-async-256x128x16-w64x64-t16x8-256t-s1-v4-padded\": 's1': 1 "
+      "is the default");
+  expect_error("predict " + kSquare + "--kernel r09-warp-256x128x16-w64x64-t16x8-256t-s3-v4-padded",
+               2, "rung 9 is 'async', not 'warp'");
+  expect_error(
+      "predict " + kSquare + "--kernel r09-async-256x128x16-w64x64-t16x8-128t-s3-v4-padded", 2,
+      "the config breaks a tile rule of rung 9");
+  expect_error("predict " + kSquare + "--kernel r04-tile2d-8192x128x8-t8x8-256t", 2,
+               "out of range: BM and BN must be 1..4096");
+  expect_error("predict " + kSquare + "--kernel junk", 2, "--kernel \"junk\": the id starts with");
+  expect_error("predict " + kSquare, 2, "missing required flag --rung (or --kernel ID)");
+}
+
+// One raster syntax: predict takes grouped:G as rank prints it, and still grouped --group G.
+TEST(PredictRaster, GroupedColonGIsGroupedWithGroupG) {
+  const std::string skinny =
+      "predict --gpu h200-sxm --m 300 --n 4096 --k 4096 --rung 9 --bm 128 --bn 128 --bk 8 --tm 8 "
+      "--tn 16 --wm 64 --wn 64 --json --raster ";
+  expect_golden(skinny + "grouped:8", "predict_h200_rung9_skinny_grouped.json");
+  expect_error(skinny + "grouped:8 --group 8", 2, "give --raster grouped:G or --group G, not both");
+  expect_error(skinny + "grouped:0", 2, "--raster must be one of");
+  expect_error(skinny + "grouped:x", 2, "--raster must be one of");
+  expect_error(skinny + "grouped:2097152", 2,
+               "--raster grouped:G: G must be within 1..1048576, got 2097152");
+  expect_error(skinny + "row_major --group 8", 2, "--group needs --raster grouped");
+  const CliRun column = run_cli(skinny + "column_major");
+  ASSERT_EQ(column.exit_code, 0) << column.err;
+  EXPECT_EQ(nlohmann::json::parse(column.out)["kernel"]["raster"], "column_major");
+}
+
+}  // namespace
+
+namespace {
+
+// A kernel the GPU cannot run (rung 10 on an A100) printed a TFLOPS figure after saying it does
+// not run: such a prediction has no time, only the reason.
+TEST(PredictCli, AKernelTheGpuCannotRunHasNoTime) {
+  const std::string kernel = "r10-cluster-128x256x16-w64x64-t8x16-256t-s4-v4-padded-c2";
+  const roofcast::test::CliRun text = roofcast::test::run_cli(
+      "predict --gpu a100-sxm4-80gb --m 4096 --n 4096 --k 4096 --kernel " + kernel);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("cannot launch: thread-block clusters"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("TFLOPS"), std::string::npos) << text.out;
+  const roofcast::test::CliRun json = roofcast::test::run_cli(
+      "predict --gpu a100-sxm4-80gb --m 4096 --n 4096 --k 4096 --json --kernel " + kernel);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json document = nlohmann::json::parse(json.out);
+  EXPECT_FALSE(document.at("launchable").get<bool>());
+  EXPECT_NE(document.at("cannot_launch_reason").get<std::string>().find("compute capability 9.0"),
+            std::string::npos);
+  EXPECT_FALSE(document.contains("time_s") || document.contains("tflops")) << json.out;
 }
 
 }  // namespace

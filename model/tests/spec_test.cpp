@@ -466,13 +466,15 @@ TEST(SpecMalformed, LargestCarveoutBelowSmCapacity) {
 TEST(SpecMalformed, EmptyCarveoutList) {
   json document = H200Document();
   document["sm"]["shared_memory_carveouts_KiB"] = json::array();
-  EXPECT_TRUE(RejectedWith(document, "sm.shared_memory_carveouts_KiB", "an array of 1..64 integers"));
+  EXPECT_TRUE(
+      RejectedWith(document, "sm.shared_memory_carveouts_KiB", "an array of 1..64 integers"));
 }
 
 TEST(SpecMalformed, NegativeCarveoutElement) {
   json document = H200Document();
   document["sm"]["shared_memory_carveouts_KiB"][0] = -8;
-  EXPECT_TRUE(RejectedWith(document, "sm.shared_memory_carveouts_KiB[0]", "an integer in 0..16384"));
+  EXPECT_TRUE(
+      RejectedWith(document, "sm.shared_memory_carveouts_KiB[0]", "an integer in 0..16384"));
 }
 
 TEST(SpecMalformed, UnknownSchemaVersion) {
@@ -739,6 +741,15 @@ TEST(SpecLookup, FindSpecWithMissingJsonPathThrowsSpecError) {
   }
 }
 
+TEST(SpecDatabase, EveryEmbeddedFileIsNamedForItsId) {
+  // embedded_spec(id) parses data/gpus/<id>.json alone: the name must say the id.
+  for (const GpuSpec& spec : embedded_specs()) {
+    EXPECT_EQ(spec.origin, "embedded:" + spec.id + ".json");
+    EXPECT_EQ(&embedded_spec(spec.id), &embedded_spec(spec.id)) << "parsed once";
+    EXPECT_EQ(embedded_spec(spec.id).sm, spec.sm);
+  }
+}
+
 TEST(SpecMalformed, HugeIntegersAreNotTruncated) {
   json document = H200Document();
   document["compute_capability"]["major"] = 4294967296LL + 9;
@@ -746,7 +757,8 @@ TEST(SpecMalformed, HugeIntegersAreNotTruncated) {
   document = H200Document();
   document["sm"]["shared_memory_carveouts_KiB"] =
       json::array({0, 8, 16, 32, 64, 100, 132, 164, 196, 4294967296LL + 200, 228});
-  EXPECT_TRUE(RejectedWith(document, "sm.shared_memory_carveouts_KiB[9]", "an integer in 0..16384"));
+  EXPECT_TRUE(
+      RejectedWith(document, "sm.shared_memory_carveouts_KiB[9]", "an integer in 0..16384"));
 }
 
 }  // namespace

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "support/cli_runner.hpp"
 
@@ -151,8 +154,7 @@ namespace {
 TEST(SelectionCli, ADegenerateRunIsAnErrorNotATableOfInfinities) {
   namespace fs = std::filesystem;
   const fs::path data = fs::path(ROOFCAST_DATA_DIR) / "measurements" / "h200-sxm";
-  nlohmann::json document =
-      nlohmann::json::parse(read_file(data / "sgemm-selection.json"));
+  nlohmann::json document = nlohmann::json::parse(read_file(data / "sgemm-selection.json"));
   nlohmann::json kept = nlohmann::json::array();
   for (const auto& c : document["cases"]) {
     if (c["kernel"] == "cublas") kept.push_back(c);
@@ -167,6 +169,121 @@ TEST(SelectionCli, ADegenerateRunIsAnErrorNotATableOfInfinities) {
   EXPECT_EQ(run.exit_code, 1) << run.out;
   EXPECT_NE(run.err.find("no shape with a timed registry case"), std::string::npos) << run.err;
   EXPECT_EQ(run.out.find("inf"), std::string::npos) << run.out;
+}
+
+}  // namespace
+
+namespace {
+
+using roofcast::test::run_cli_args;
+
+// rank --m --n --k: one problem without a file, named as a file names an unnamed problem.
+TEST(RankCli, OneProblemFromFlagsIsTheFilesUnnamedProblem) {
+  const fs::path file =
+      write_temp("one_problem.json",
+                 R"({"schema_version": 1, "problems": [{"m": 300, "n": 4096, "k": 1024}]})");
+  const std::string common = "rank --gpu h200-sxm --rungs 7,9 --top 5 --json";
+  const CliRun from_file = run_cli(common + " --problems '" + file.string() + "'");
+  const CliRun from_flags = run_cli(common + " --m 300 --n 4096 --k 1024");
+  fs::remove(file);
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  ASSERT_EQ(from_flags.exit_code, 0) << from_flags.err;
+  EXPECT_EQ(from_flags.out, from_file.out);
+  EXPECT_EQ(nlohmann::json::parse(from_flags.out)["problems"][0]["name"], "300x4096x1024");
+  const CliRun text = run_cli("rank --gpu h200-sxm --rungs 7 --top 2 --m 300 --n 4096 --k 1024");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("h200-sxm  300x4096x1024: "), std::string::npos) << text.out;
+  const fs::path problems = write_temp("problems4.json", kProblems);
+  expect_error("rank --gpu h200-sxm --m 1 --n 1 --k 1 --problems '" + problems.string() + "'", 2,
+               "give --problems FILE or --m, --n, --k (one problem), not both");
+  fs::remove(problems);
+  expect_error("rank --gpu h200-sxm --m 64 --n 64", 2, "missing required flag --k");
+  expect_error("rank --gpu h200-sxm --m 0 --n 64 --k 64", 2, "--m must be within 1..2147483647");
+  expect_error("rank --gpu h200-sxm", 2,
+               "missing required flag --problems FILE (or --m M --n N --k K)");
+}
+
+// Ties: rung 9's 128x128x16 tile with 2, 3 and 4 stages has one predicted time at 4096^3; the
+// ranking marks the tie and lists the fewest resources (2 stages, the least shared memory) first.
+TEST(RankCli, TiesAreMarkedAndGoToFewerResources) {
+  const std::string rank = "rank --gpu h200-sxm --m 4096 --n 4096 --k 4096 --rungs 9 --top 6";
+  const CliRun run = run_cli(rank + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json ranked = nlohmann::json::parse(run.out)["problems"][0]["ranked"];
+  ASSERT_EQ(ranked.size(), 6u);
+  EXPECT_FALSE(ranked[0]["tied_with_previous"].get<bool>());
+  int ties = 0;
+  for (std::size_t i = 1; i < ranked.size(); ++i) {
+    const auto& before = ranked[i - 1];
+    const auto& x = ranked[i];
+    const bool tied = x["predicted_time_s"] == before["predicted_time_s"];
+    EXPECT_EQ(x["tied_with_previous"].get<bool>(), tied) << x["kernel_id"];
+    if (!tied) continue;
+    ++ties;
+    const auto key = [](const nlohmann::json& r) {
+      return std::make_tuple(r["explanation"]["shared_memory_bytes"].get<int>(),
+                             r["config"]["threads"].get<int>(), r["config"]["stages"].get<int>(),
+                             r["kernel_id"].get<std::string>());
+    };
+    EXPECT_LT(key(before), key(x)) << before["kernel_id"] << " before " << x["kernel_id"];
+  }
+  EXPECT_GE(ties, 2);
+  EXPECT_EQ(ranked[0]["config"]["stages"], 2);
+  EXPECT_EQ(ranked[1]["config"]["stages"], 3);
+  EXPECT_EQ(ranked[2]["config"]["stages"], 4);
+  const CliRun text = run_cli(rank);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\n   1  r09-"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n   2= r09-"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("= tied with the row above"), std::string::npos) << text.out;
+}
+
+// Every id rank prints is taken back by predict --kernel with its raster, and predicts the time
+// rank gave it: rank's output round-trips.
+TEST(RankCli, RankedIdsRoundTripThroughPredict) {
+  for (const char* shape :
+       {"--m 4096 --n 4096 --k 4096", "--m 256 --n 4096 --k 4096", "--m 1999 --n 3001 --k 1537"}) {
+    const CliRun run = run_cli(std::string("rank --gpu h200-sxm --space enumerated --top 4 ") +
+                               "--all-rasters --json " + shape);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json problem = nlohmann::json::parse(run.out)["problems"][0];
+    for (const auto& r : problem["ranked"]) {
+      const std::string id = r["kernel_id"];
+      const CliRun predicted = run_cli_args(
+          {"predict", "--gpu", "h200-sxm", "--m", std::to_string(problem["m"].get<long long>()),
+           "--n", std::to_string(problem["n"].get<long long>()), "--k",
+           std::to_string(problem["k"].get<long long>()), "--kernel", id, "--raster",
+           r["raster"].get<std::string>(), "--json"});
+      ASSERT_EQ(predicted.exit_code, 0) << id << ": " << predicted.err;
+      const nlohmann::json p = nlohmann::json::parse(predicted.out);
+      EXPECT_EQ(p["kernel"]["id"], id);
+      EXPECT_DOUBLE_EQ(p["time_s"].get<double>(), r["predicted_time_s"].get<double>()) << id;
+    }
+  }
+}
+
+// rank --csv: a header, one row per ranked config of every problem, names quoted as RFC 4180.
+TEST(RankCli, CsvHasOneRowPerRankedConfig) {
+  const fs::path problems = write_temp(
+      "csv_problems.json",
+      R"({"schema_version": 1, "problems": [{"name": "a, \"quoted\" name", "m": 512, "n": 512,)"
+      R"( "k": 512}, {"m": 64, "n": 4096, "k": 4096}]})");
+  const CliRun run = run_cli("rank --gpu h200-sxm --top 3 --rungs 8,9 --csv --problems '" +
+                             problems.string() + "'");
+  fs::remove(problems);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> lines;
+  std::istringstream in(run.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 2 * 3);
+  EXPECT_EQ(
+      lines[0].rfind("problem,m,n,k,rank,tied_with_previous,kernel_id,raster,tflops,time_s,", 0),
+      0u)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind("\"a, \"\"quoted\"\" name\",512,512,512,1,false,r0", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[4].rfind("64x4096x4096,64,4096,4096,1,false,r0", 0), 0u) << lines[4];
+  expect_error("rank --gpu h200-sxm --m 64 --n 64 --k 64 --csv --json", 2,
+               "give --json or --csv, not both");
 }
 
 }  // namespace

@@ -225,6 +225,8 @@ py::dict predict_config(const py::object& gpu, const std::array<std::int64_t, 3>
   d["raster"] = gemm::to_string(p.raster);
   d["calibrated"] = used;
   d["launchable"] = p.launchable;
+  d["not_runnable"] =
+      p.not_runnable != nullptr ? py::object(py::str(p.not_runnable)) : py::object(py::none());
   d["occupancy"] = occupancy_dict(p.occupancy);
   if (!p.launchable) {
     d["time_s"] = py::none();

@@ -78,3 +78,16 @@ def test_tile_fields_beyond_any_kernel_are_refused(h200):
     config.bm = 2**30
     with pytest.raises(ValueError, match="BM and BN"):
         roofcast.predict(h200, (4096, 4096, 4096), config)
+
+
+def test_a_kernel_the_gpu_cannot_run_has_no_time():
+    # Rung 10 (thread-block clusters) on an A100, rung 9 (cp.async) on a V100: came back as
+    # launchable with a TFLOPS figure.
+    r10 = roofcast.TileConfig(rung=10, layout="padded", bm=128, bn=256, bk=16, tm=8, tn=16, wm=64,
+                              wn=64, threads=256, stages=4, vector_width=4, cluster=2)
+    for gpu, config in [("a100-sxm4-80gb", r10), ("v100-sxm2-32gb", roofcast.TileConfig(**R9))]:
+        p = roofcast.predict(gpu, (4096, 4096, 4096), config)
+        assert p["launchable"] is False
+        assert p["time_s"] is None and p["tflops"] is None
+        assert "compute capability" in p["not_runnable"]
+    assert roofcast.predict("h200-sxm", (4096, 4096, 4096), r10)["not_runnable"] is None

@@ -83,7 +83,9 @@ std::vector<NamedProblem> parse_problems(std::string_view json_text, std::string
                std::to_string(p.problem.k);
     }
     if (!names.insert(p.name).second) {
-      throw SpecError(file, field + ".name", "a name not used before (" + json_input::quote_for_message(p.name) + " repeats)");
+      throw SpecError(
+          file, field + ".name",
+          "a name not used before (" + json_input::quote_for_message(p.name) + " repeats)");
     }
     out.push_back(std::move(p));
   }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/registry.hpp"
@@ -15,10 +16,14 @@ namespace roofcast::tune {
 
 namespace {
 
-/// (time, index) of a kept candidate: what the sort moves.
+/// A kept candidate as the sort moves it: its time and the keys of the tie rule.
 struct Scored {
   double time_s = 0;
-  std::size_t index = 0;
+  int shared_memory_bytes = 0;
+  int threads = 0;
+  int stages = 0;
+  std::size_t index = 0;  // in the candidate list
+  std::size_t slot = 0;   // in Ranking::ranked while every kept candidate is explained
 };
 
 /// A tile config's fields as a hashable key (threads filled in).
@@ -43,9 +48,59 @@ struct ConfigKeyHash {
   }
 };
 
-bool faster(const Scored& a, const Scored& b) {
-  return a.time_s < b.time_s || (a.time_s == b.time_s && a.index < b.index);
+/// Raster orders from the simplest: row-major, column-major, grouped by ascending G, Z-order.
+std::pair<int, int> raster_key(const gemm::RasterOrder& raster) {
+  return {static_cast<int>(raster.kind),
+          raster.kind == gemm::RasterKind::kGrouped ? raster.group : 0};
 }
+
+/// The ranking's order (see Ranking::ranked): faster first; on the same predicted time, fewer
+/// shared-memory bytes per block, fewer threads, fewer stages, then the kernel id; for one
+/// config, the simpler raster order, fewer given registers, fewer spill bytes; the candidate
+/// index only between candidates equal in every field.
+class RanksBefore {
+ public:
+  explicit RanksBefore(const std::vector<Candidate>& candidates) : candidates_(candidates) {}
+
+  bool operator()(const Scored& a, const Scored& b) const {
+    if (a.time_s != b.time_s) return a.time_s < b.time_s;
+    if (a.shared_memory_bytes != b.shared_memory_bytes) {
+      return a.shared_memory_bytes < b.shared_memory_bytes;
+    }
+    if (a.threads != b.threads) return a.threads < b.threads;
+    if (a.stages != b.stages) return a.stages < b.stages;
+    const Candidate& ca = candidates_[a.index];
+    const Candidate& cb = candidates_[b.index];
+    const gemm::TileConfig config_a = filled(ca.config);
+    const gemm::TileConfig config_b = filled(cb.config);
+    if (!(config_a == config_b)) {
+      const std::string id_a = kernels::kernel_id(config_a);
+      const std::string id_b = kernels::kernel_id(config_b);
+      // Two configs can share an id only through a field the id leaves out (WN with WM = 0):
+      // their fields decide then, so that the order stays a strict weak order.
+      return id_a != id_b ? id_a < id_b : key_of(config_a) < key_of(config_b);
+    }
+    if (raster_key(ca.raster) != raster_key(cb.raster)) {
+      return raster_key(ca.raster) < raster_key(cb.raster);
+    }
+    // An estimate (no registers given) before any given count.
+    const int registers_a = ca.registers_per_thread.value_or(-1);
+    const int registers_b = cb.registers_per_thread.value_or(-1);
+    if (registers_a != registers_b) return registers_a < registers_b;
+    if (ca.spill_bytes_per_thread != cb.spill_bytes_per_thread) {
+      return ca.spill_bytes_per_thread < cb.spill_bytes_per_thread;
+    }
+    return a.index < b.index;
+  }
+
+ private:
+  static gemm::TileConfig filled(gemm::TileConfig config) {
+    if (config.threads <= 0) config.threads = kernels::derived_threads(config);
+    return config;
+  }
+
+  const std::vector<Candidate>& candidates_;
+};
 
 std::optional<PruneReason> prune_reason(const PruneRules& rules, const Candidate& candidate,
                                         const Prediction& p) {
@@ -163,17 +218,25 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
       anatomy = &it->second;
       anatomy_config = in.config;
     }
-    const Prediction p = predict(gpu, in, r.calibration, *anatomy);
+    Prediction p = predict(gpu, in, r.calibration, *anatomy);
+    // A kernel the GPU cannot run at all (kernels::not_runnable_reason) has no time.
+    if (const char* not_runnable = kernels::not_runnable_reason(gpu, in.config)) {
+      p.launchable = false;
+      p.not_runnable = not_runnable;
+    }
     if (const std::optional<PruneReason> reason = prune_reason(rules, c, p)) {
       ++r.pruned_by_reason[static_cast<int>(*reason)];
       if (options.list_pruned) r.pruned.push_back(Pruned{i, *reason});
       continue;
     }
-    scored.push_back(Scored{p.time_s, i});
+    scored.push_back(Scored{p.time_s, in.shared_memory_bytes, in.config.threads, in.config.stages,
+                            i, r.ranked.size()});
     if (explain_all) r.ranked.push_back(Ranked{i, c, p.time_s, p.tflops, explain(p)});
   }
+  const RanksBefore ranks_before(candidates);
   if (options.best_raster_only) {
-    // Keep each tile config's fastest candidate (the first on ties).
+    // Keep each tile config's first candidate in the ranking's order (its fastest raster order;
+    // on a tie, the simplest).
     std::unordered_map<ConfigKey, std::size_t, ConfigKeyHash> best;  // key -> position in scored
     std::vector<bool> keep(scored.size(), false);
     for (std::size_t j = 0; j < scored.size(); ++j) {
@@ -182,7 +245,7 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
       const auto [it, added] = best.try_emplace(key_of(config), j);
       if (added) {
         keep[j] = true;
-      } else if (scored[j].time_s < scored[it->second].time_s) {
+      } else if (ranks_before(scored[j], scored[it->second])) {
         keep[it->second] = false;
         keep[j] = true;
         it->second = j;
@@ -193,6 +256,7 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
     for (std::size_t j = 0; j < scored.size(); ++j) {
       if (!keep[j]) continue;
       reduced.push_back(scored[j]);
+      reduced.back().slot = reduced_ranked.size();
       if (explain_all) reduced_ranked.push_back(std::move(r.ranked[j]));
     }
     r.other_rasters = scored.size() - reduced.size();
@@ -202,20 +266,26 @@ Ranking rank(const GpuSpec& gpu, const gemm::Problem& problem,
   r.kept = scored.size();
 
   if (explain_all) {
-    std::stable_sort(r.ranked.begin(), r.ranked.end(),
-                     [](const Ranked& a, const Ranked& b) { return a.time_s < b.time_s; });
-    return r;
+    std::sort(scored.begin(), scored.end(), ranks_before);
+    std::vector<Ranked> sorted;
+    sorted.reserve(scored.size());
+    for (const Scored& s : scored) sorted.push_back(std::move(r.ranked[s.slot]));
+    r.ranked = std::move(sorted);
+  } else {
+    // Keep the `top` first, then predict those again for their explanations.
+    const std::size_t keep = std::min(options.top, scored.size());
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep),
+                      scored.end(), ranks_before);
+    r.ranked.reserve(keep);
+    for (std::size_t j = 0; j < keep; ++j) {
+      const Candidate& c = candidates[scored[j].index];
+      const Prediction p =
+          kernels::predict(gpu, predict_input(c, problem, options.c_is_read), r.calibration);
+      r.ranked.push_back(Ranked{scored[j].index, c, p.time_s, p.tflops, explain(p)});
+    }
   }
-  // Keep the `top` fastest, then predict those again for their explanations.
-  const std::size_t keep = std::min(options.top, scored.size());
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep),
-                    scored.end(), faster);
-  r.ranked.reserve(keep);
-  for (std::size_t j = 0; j < keep; ++j) {
-    const Candidate& c = candidates[scored[j].index];
-    const Prediction p =
-        kernels::predict(gpu, predict_input(c, problem, options.c_is_read), r.calibration);
-    r.ranked.push_back(Ranked{scored[j].index, c, p.time_s, p.tflops, explain(p)});
+  for (std::size_t j = 1; j < r.ranked.size(); ++j) {
+    r.ranked[j].tied_with_previous = r.ranked[j].time_s == r.ranked[j - 1].time_s;
   }
   return r;
 }

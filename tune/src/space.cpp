@@ -158,9 +158,7 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
   }
 }
 
-int compute_capability_number(const GpuSpec& gpu) {
-  return gpu.compute_capability.major * 10 + gpu.compute_capability.minor;
-}
+int compute_capability_number(const GpuSpec& gpu) { return gpu.compute_capability.number(); }
 
 }  // namespace
 

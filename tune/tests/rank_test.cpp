@@ -2,9 +2,12 @@
 // keeps the same prefix, the anatomy reuse changes nothing, bad input is refused.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/anatomy.hpp"
@@ -238,6 +241,99 @@ TEST(Rank, BestRasterOnlyKeepsEachConfigsFastestOrder) {
   const tune::Ranking top = tune::rank(gpu, problem, candidates, options);
   ASSERT_EQ(top.ranked.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(top.ranked[i].index, best.ranked[i].index);
+}
+
+// Ties: configs the model cannot tell apart (the same predicted time) rank by fewer resources
+// first, whatever order the candidates come in.
+TEST(Rank, TiesGoToFewerResourcesWhateverTheCandidateOrder) {
+  const GpuSpec& gpu = embedded_spec("h200-sxm");
+  const gemm::Problem problem{4096, 4096, 4096};
+  // Rung 9's 128x128x16 tile with 2, 3 and 4 stages (its latency is hidden from 2 on: the
+  // same time), the same with vector width 1, and rung 8's 128x128x8 at 2 stages, under three
+  // raster orders each.
+  std::vector<gemm::TileConfig> configs;
+  for (int stages : {2, 3, 4}) {
+    for (int vector : {4, 1}) {
+      configs.push_back(kernels::tile(9, gemm::SmemLayout::kPadded, 128, 128, 16, 8, 8, 128, 16,
+                                      256, stages, vector));
+    }
+  }
+  configs.push_back(
+      kernels::tile(8, gemm::SmemLayout::kPadded, 128, 128, 8, 8, 8, 128, 16, 256, 2, 4));
+  for (const gemm::TileConfig& c : configs) ASSERT_EQ(kernels::violated_rule(c), nullptr);
+  tune::SpaceBounds bounds;
+  bounds.rasters = {{gemm::RasterKind::kGrouped, 8},
+                    {gemm::RasterKind::kRowMajor, 1},
+                    {gemm::RasterKind::kColumnMajor, 1}};
+  const std::vector<Candidate> forward = tune::with_raster_orders(configs, bounds);
+  const std::vector<Candidate> backward(forward.rbegin(), forward.rend());
+  for (const bool best_raster_only : {false, true}) {
+    for (const std::size_t top : {std::size_t{0}, std::size_t{4}}) {
+      RankOptions options;
+      options.best_raster_only = best_raster_only;
+      options.top = top;
+      const tune::Ranking a = tune::rank(gpu, problem, forward, options);
+      const tune::Ranking b = tune::rank(gpu, problem, backward, options);
+      ASSERT_EQ(a.ranked.size(), b.ranked.size());
+      for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+        SCOPED_TRACE("best_raster_only " + std::to_string(best_raster_only) + ", top " +
+                     std::to_string(top) + ", rank " + std::to_string(i + 1));
+        EXPECT_EQ(a.ranked[i].candidate, b.ranked[i].candidate);
+        EXPECT_EQ(a.ranked[i].time_s, b.ranked[i].time_s);
+        EXPECT_EQ(a.ranked[i].tied_with_previous, b.ranked[i].tied_with_previous);
+      }
+    }
+  }
+  // The rule itself, on the full ranking: times never decrease; within a tie, shared memory,
+  // then threads, then stages, then the kernel id, then the raster order, never decrease.
+  const tune::Ranking r = tune::rank(gpu, problem, backward);
+  ASSERT_EQ(r.ranked.size(), forward.size());
+  EXPECT_FALSE(r.ranked.front().tied_with_previous);
+  int ties = 0;
+  for (std::size_t i = 1; i < r.ranked.size(); ++i) {
+    const tune::Ranked& before = r.ranked[i - 1];
+    const tune::Ranked& x = r.ranked[i];
+    ASSERT_LE(before.time_s, x.time_s);
+    EXPECT_EQ(x.tied_with_previous, before.time_s == x.time_s);
+    if (!x.tied_with_previous) continue;
+    ++ties;
+    const auto key = [](const tune::Ranked& y) {
+      return std::make_tuple(y.why.shared_memory_bytes, y.why.threads, y.candidate.config.stages,
+                             kernels::kernel_id(y.candidate.config),
+                             static_cast<int>(y.candidate.raster.kind), y.candidate.raster.group);
+    };
+    EXPECT_LT(key(before), key(x))
+        << kernels::kernel_id(before.candidate.config) << " "
+        << gemm::to_string(before.candidate.raster) << " before "
+        << kernels::kernel_id(x.candidate.config) << " " << gemm::to_string(x.candidate.raster);
+  }
+  EXPECT_GE(ties, 2);  // the stages of rung 9 at least
+  // Rung 9's three stage counts of one tile tie, and two stages (the least shared memory) lead.
+  std::vector<int> stages_in_order;
+  for (const tune::Ranked& x : r.ranked) {
+    const gemm::TileConfig& c = x.candidate.config;
+    if (c.rung == 9 && c.vector_width == 4 &&
+        x.candidate.raster.kind == gemm::RasterKind::kRowMajor) {
+      stages_in_order.push_back(c.stages);
+    }
+  }
+  EXPECT_EQ(stages_in_order, (std::vector<int>{2, 3, 4}));
+}
+
+// Every config of the enumerated space (the ids `roofcast rank --space enumerated` prints)
+// reads back from its id: kernels::parse_kernel_id is kernel_id's inverse on the whole space.
+TEST(RankSpace, EveryEnumeratedConfigsIdParsesBackToIt) {
+  const std::vector<gemm::TileConfig> configs = tune::enumerate_configs(embedded_spec("h200-sxm"));
+  ASSERT_GT(configs.size(), 1000u);
+  std::set<std::string> ids;
+  for (const gemm::TileConfig& c : configs) {
+    const std::string id = kernels::kernel_id(c);
+    EXPECT_TRUE(ids.insert(id).second) << "two configs share the id " << id;
+    std::string problem;
+    const std::optional<gemm::TileConfig> parsed = kernels::parse_kernel_id(id, &problem);
+    ASSERT_TRUE(parsed.has_value()) << id << ": " << problem;
+    EXPECT_EQ(*parsed, c) << id;
+  }
 }
 
 TEST(Rank, EmptyCandidateListGivesAnEmptyRanking) {

@@ -409,15 +409,14 @@ class Reader {
 // One launch's time: 1 ns (far below a CUDA event's ~0.5 us resolution) to 1e7 ms (2.8 hours).
 constexpr double kMinTimeMs = 1e-6;
 constexpr double kMaxTimeMs = 1e7;
-// The ceilings of `measured`: the spec loader's bounds (model/src/spec.cpp, read_measured), so
-// that the block copies into data/gpus/<id>.json and loads there: a GFLOPS to an exaFLOPS,
-// 1 MB/s to 10 PB/s, 1 to a million cycles.
-constexpr double kMinTflops = 1e-3;
-constexpr double kMaxTflops = 1e6;
-constexpr double kMinGBps = 1e-3;
-constexpr double kMaxGBps = 1e7;
-constexpr double kMinCycles = 1;
-constexpr double kMaxCycles = 1e6;
+// The ceilings of `measured`: the spec loader's bounds, so that the block copies into
+// data/gpus/<id>.json and loads there.
+using spec_bounds::kMaxCycles;
+using spec_bounds::kMaxGBps;
+using spec_bounds::kMaxTflops;
+using spec_bounds::kMinCycles;
+using spec_bounds::kMinGBps;
+using spec_bounds::kMinTflops;
 // The device, as the spec loader bounds a chip (read_chip): SMs, clocks, memory sizes.
 constexpr int kMaxSmCount = 1 << 12;
 constexpr double kMinClockMHz = 1;

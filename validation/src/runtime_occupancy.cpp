@@ -93,11 +93,12 @@ RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, co
     ++comparison.queries;
     if (model_blocks != runtime_blocks) {
       ++comparison.query_mismatches;
-      note(comparison, field(kernel, "name", "kernels[]").get<std::string>() + " threads " +
-                           json_input::describe(row[1]) + " dynamic " + json_input::describe(row[2]) + " max dynamic " +
-                           json_input::describe(row[3]) + " carveout " + json_input::describe(row[4]) + ": runtime " +
-                           json_input::describe(row[5]) + " (" + json_input::describe(row[6]) + "), model " +
-                           std::to_string(model_blocks));
+      note(comparison,
+           field(kernel, "name", "kernels[]").get<std::string>() + " threads " +
+               json_input::describe(row[1]) + " dynamic " + json_input::describe(row[2]) +
+               " max dynamic " + json_input::describe(row[3]) + " carveout " +
+               json_input::describe(row[4]) + ": runtime " + json_input::describe(row[5]) + " (" +
+               json_input::describe(row[6]) + "), model " + std::to_string(model_blocks));
     }
   }
   for (const json& run : field(measurement, "residency", "")) {

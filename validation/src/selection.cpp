@@ -28,10 +28,14 @@ bool timed(const MeasuredCase& c) {
 }
 
 /// The outcome of a selector's order (candidate indices, best first) against measured times.
+/// `scores`, when given, rank the candidates for the Spearman coefficient instead of their
+/// positions in `order` (roofcast's predicted rates: configs it predicts alike share a rank, so
+/// the coefficient does not depend on how ties were ordered).
 SelectorOutcome outcome_of(const std::vector<std::size_t>& order,
                            const std::vector<double>& measured_time_ms,
                            const std::vector<double>& measured_tflops,
-                           const std::vector<std::string>& kernels, double best_time_ms) {
+                           const std::vector<std::string>& kernels, double best_time_ms,
+                           const std::vector<double>* scores = nullptr) {
   SelectorOutcome o;
   if (order.empty()) return o;
   o.top1_kernel = kernels[order.front()];
@@ -49,6 +53,7 @@ SelectorOutcome outcome_of(const std::vector<std::size_t>& order,
     for (std::size_t r = 0; r < order.size(); ++r) {
       score[order[r]] = static_cast<double>(order.size() - r);
     }
+    if (scores != nullptr) score = *scores;
     // NaN when either side is constant (every config measured alike): no correlation then.
     const double rho = spearman_rank_correlation(score, measured_tflops);
     if (std::isfinite(rho)) o.spearman = rho;
@@ -140,8 +145,8 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
       roofcast_order.push_back(r.index);
       s.predicted_TFLOPS[r.index] = r.tflops;
     }
-    s.selectors[static_cast<int>(tune::Selector::kRoofcast)] =
-        outcome_of(roofcast_order, time_ms, s.measured_TFLOPS, s.kernels, best_time);
+    s.selectors[static_cast<int>(tune::Selector::kRoofcast)] = outcome_of(
+        roofcast_order, time_ms, s.measured_TFLOPS, s.kernels, best_time, &s.predicted_TFLOPS);
     for (tune::Selector selector : {tune::Selector::kHighestOccupancy, tune::Selector::kLargestTile,
                                     tune::Selector::kTritonFormula}) {
       s.selectors[static_cast<int>(selector)] =

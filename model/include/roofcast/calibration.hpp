@@ -1,7 +1,8 @@
 // Committed calibrations: the global per-GPU parameters of the time model (Calibration in
 // predict.hpp), fitted by `roofcast accuracy --write-calibration` on a measurement's training
 // split, stored as data/calibration/<gpu id>.json and embedded in the library. predict() takes
-// a Calibration; the CLI applies a GPU's stored one unless told not to.
+// a Calibration; the CLI applies a GPU's stored one unless told not to. How the fit works:
+// docs/model.md#calibration-and-the-fit.
 #pragma once
 
 #include <optional>

@@ -6,14 +6,13 @@
 //             symbols as: Wm x Wn = the footprint of the resident wave in tiles (the distinct
 //             tile rows and columns the W resident blocks cover under the raster order,
 //             window_footprint below), Mblock = BM and Nblock = BN, the block tile's extent
-//             in elements ("Block Tile 在 M/N 方向上的排布"). The formula mixes units (tiles and
-//             elements), has no K and no L2 capacity, and falls as the wave footprint grows;
-//             with BM, BN >> Wm, Wn it stays near 1. It is kept as the reference's candidate;
-//             measured lts__t_sector_hit_rate decides.
+//             in elements ("Block Tile 在 M/N 方向上的排布"). Kept as the reference's candidate;
+//             why it is not roofcast's: docs/model.md#the-published-formula.
 //
 //  roofcast   reuse distance per operand panel (see roofcast_hit_rate).
 //
 // Both cost O(1) in K and in the grid size (Z-order: a loop over the bits of the grid side).
+// Reasoning and measurements: docs/model.md#l2-hit-rate-under-raster-orders.
 #pragma once
 
 #include <cstdint>
@@ -26,28 +25,23 @@ namespace roofcast {
 
 /// H100/H200 split the L2 into two partitions; a line that SMs on both sides read is cached in
 /// both (the near partition keeps a copy of far data), so shared operand data has half the
-/// L2 to live in. Chosen from the data (see the report in validation/tests/l2_agreement_test):
-/// with the full L2, 4096x4096x256 grouped:8 on 256-row tiles would keep its B panels across
-/// the two groups (reuse distance ~40 MB < 63 MB); ncu measures a third of them re-read.
+/// L2 to live in. Chosen from the data (see the report in validation/tests/l2_agreement_test
+/// and docs/model.md#partitions-and-miss-lookups).
 inline constexpr double kL2CopiesOfSharedData = 2;
 
 /// L2 lookups that miss per operand sector that DRAM supplies: 1 when the requesting SM's
 /// near partition homes the line, 2 when it does not (a near miss, then the far partition's
-/// lookup at the line's home: on GH100 a far read is looked up in the local caching slice and
-/// then over the L2 fabric at the point of coherence, and lts__t counts both), so 1.5 for
-/// lines homed evenly over the two partitions, plus near misses that the far partition serves
-/// (no DRAM read, one more missing lookup). C stores count as hits (write-back, full sectors:
-/// no fill), as the 4096x4096x256 cases show (C is 80% of their sectors and ncu measures
-/// 93-96% hits). One global constant in [1, 2], chosen in steps of 0.1 as the minimum mean
-/// |error| on the training split, the 23 cases at 4096^3 of measurement ad17452 (3.55 pp;
-/// 1.5: 3.79 pp), with the set-LRU survival below; held out (the other 62 cases): 2.79 pp.
-/// The ncu data alone (measured misses over measured DRAM reads) put it at 1.0-2.2, mean 1.45.
+/// lookup at the line's home), so 1.5 for lines homed evenly over the two partitions, plus near
+/// misses that the far partition serves (no DRAM read, one more missing lookup). C stores count
+/// as hits (write-back, full sectors: no fill). One global constant in [1, 2], chosen in steps
+/// of 0.1 as the minimum mean |error| on the training split of measurement ad17452, with the
+/// set-LRU survival below; the errors and the ncu cross-check:
+/// docs/model.md#partitions-and-miss-lookups.
 inline constexpr double kMissLookupsPerDramSector = 1.6;
 
 /// Ways per L2 set, for set_lru_survival. NOT measured on the H200: 16 is the associativity
-/// that microbenchmark studies report for the L2 of earlier NVIDIA data-centre GPUs; the
-/// survival curve is a soft cliff around distance = capacity whose width shrinks as
-/// 1 / sqrt(ways) (8 or 32 ways move the mean agreement on ad17452 by at most 0.1 pp).
+/// that microbenchmark studies report for the L2 of earlier NVIDIA data-centre GPUs; how much
+/// it matters: docs/model.md#set-lru-survival.
 inline constexpr int kL2Ways = 16;
 
 /// Share of cached lines that survive until their next use when `distance_over_capacity`
@@ -135,9 +129,7 @@ L2Result published_hit_rate(const L2Input& in);
 /// rho(D) = survival(D / C) (set_lru_survival), C = L2 / kL2CopiesOfSharedData. Blocks of one
 /// wave start together and run alike, so waves stay nearly in step: a panel used by the next
 /// wave has the whole wave's footprint over all K in between; once that exceeds C it is gone
-/// (measured: 4096^3 DRAM reads are 2.3-2.8x the compulsory ones under every raster order,
-/// one footprint per wave; the earlier rho = min(1, C / D) kept C / D of it and read ~20% too
-/// little from DRAM).
+/// (measured at 4096^3, and the form it replaced: docs/model.md#set-lru-survival).
 /// The gaps of each raster order, in closed form (Tm x Tn tile grid):
 ///   grouped g (row-major g = 1, column-major g = Tm): A panels: Tn - 1 gaps of g per row
 ///     (of the last, shorter group: its height); B panels: g - 1 gaps of 1 inside each group
@@ -159,12 +151,10 @@ L2Result l2_hit_rate(const L2Input& in, L2Model model);
 /// kMissLookupsPerDramSector missing lookups (near and far partition); local-memory (spill)
 /// traffic that L1 does not keep (local_l2_bytes) hits too: a thread's spill slots are written
 /// (full sectors, no fill, like C) before they are read, and the resident threads' local
-/// footprint (bytes per thread x resident threads, 30 MB at most on an H200 at 255 registers of
-/// spill per thread) stays in L2:
+/// footprint (bytes per thread x resident threads) stays in L2:
 ///   1 - d * ((1 - hit) * operand_bytes + c_read_bytes) / (operand_bytes + c_write_bytes +
 ///   c_read_bytes + local_l2_bytes), d = kMissLookupsPerDramSector, clamped to [0, 1].
-/// Evidence (run 909d742 ncu, training): r06-bank-256x256x8-t16x16 (912 B of local memory per
-/// thread) measures 99.2-99.7% where the operands alone give 51-81%.
+/// Evidence (Nsight Compute on a spilling training case): docs/model.md#kernel-sector-hit-rate.
 double kernel_sector_hit_rate(double operand_hit_rate, double operand_bytes, double c_write_bytes,
                               double c_read_bytes, double local_l2_bytes = 0);
 

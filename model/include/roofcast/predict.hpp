@@ -4,6 +4,9 @@
 // estimate for a config that has not been compiled, and the least-squares calibration of the
 // model's few global per-GPU parameters.
 //
+// The comments here state formulas, units and the source of each constant; the reasoning and
+// the measurement history behind each mechanism are in docs/model.md (sections cited below).
+//
 // predict() is pure and allocation-free (no strings or vectors on its path).
 #pragma once
 
@@ -28,7 +31,8 @@ namespace roofcast {
 
 /// The model's global per-GPU parameters. Defaults (1, 0) mean "uncalibrated": every term is
 /// taken at its face value. Each scale multiplies one time term (see TimeTerm); none is per
-/// rung or per size. fit_calibration() fits the first six by least squares.
+/// rung or per size. fit_calibration() fits the first six by least squares
+/// (docs/model.md#calibration-and-the-fit).
 struct Calibration {
   double issue_scale = 1;          // x issue time: register-bank conflicts, dual-issue limits
   double shared_memory_scale = 1;  // x L1/shared data-path time
@@ -77,19 +81,15 @@ struct PredictionTerms {
 /// The scale Calibration applies to a term (spill: 1).
 double term_scale(const Calibration& calibration, TimeTerm term);
 
-/// Predicted time:
+/// Predicted time, seconds:
 ///   full_waves * wave(full_wave) + wave(last_wave) + launch_overhead_s,
 ///   wave(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
 ///                 latency_scale * t.latency, l2_scale * t.l2, dram_scale * t.dram, t.spill).
 /// Within a wave the terms overlap (each is a throughput or a latency chain of the same
 /// work), so the largest one is the wave's time; waves run one after another. Issue and the
-/// L1/shared data path add instead of overlapping: on the H200 measurements the measured time
-/// is close to issue + data-path time across rungs 1-10 (the two fractions of the measured
-/// time sum to 1.0-1.2 where the max form left 30-50% unexplained and the fit pushed the L2
-/// scale to 5.8 to cover it), and Nsight Compute's issued-instruction rate equals the model's
-/// instruction count over the measured time (so the instruction count is not what is
-/// missing). Every LDS/LDG/local access occupies the sub-partition's MIO issue and the
-/// data path's register-file writes that the FFMAs' operands share.
+/// L1/shared data path add instead of overlapping (every LDS/LDG/local access occupies the
+/// sub-partition's MIO issue and the data path's register-file writes that the FFMAs' operands
+/// share); the H200 measurements behind this: docs/model.md#composition.
 double compose_time_s(const PredictionTerms& terms, const Calibration& calibration);
 
 /// Each term over the whole launch, calibrated: full_waves * scale * full + scale * last.
@@ -101,7 +101,8 @@ TimeTerm binding_term(const TimeTerms& totals);
 // ---- registers --------------------------------------------------------------------------------
 
 /// Registers per thread a config needs, estimated without compiling it. ptxas decides the
-/// real count; the estimate counts what must be live at the peak (the compute phase):
+/// real count; the estimate counts what must be live at the peak (the compute phase), see
+/// docs/model.md#register-estimate:
 struct RegisterEstimate {
   int accumulators = 0;  // outputs per thread (TM * TN)
   int fragments = 0;     // A + B fragment values per k, x 2 when two are live: rungs 8-10
@@ -191,20 +192,17 @@ struct PredictInput {
 /// (d = prefetch_tiles; d_A = chain_prefetch_tiles, the prefetch distance of the operand issued
 /// last: 1 for rungs 9-10 with vector_width 4, whose A goes through registers one stage ahead
 /// while B's cp.async or bulk copies run S - 1 ahead; see chain_prefetch_tiles in traffic.hpp.
-/// Evidence: the kernel source and SASS cited there. Found on test data, the selection run
-/// 42908a2: r09-async-32x32x8 s3 v4 at 512^3 and 128x128x16384 measures 7.07 / 0.53 TFLOPS
-/// against 6.44 / 0.49 for its r08 twin (A one stage ahead too), where d_A = d = 2 predicted
-/// 13.3 / 1.37, twice the r08 twin; with d_A = 1: 8.2 / 0.67. No training case binds on this
-/// floor: the training fit is unchanged)
+/// Source: the kernel source and SASS cited at kernels::chain_prefetch_tiles; the measurement
+/// that found it: docs/model.md#prefetch-distance-of-the-chain)
 /// with L_global = global_wait_cycles(barriers > 0, l1_hit, L_shared,
 /// slowest_load_latency_cycles(hit, sectors, L_l2, L_dram) (sectors: tile_sectors for rungs 2-10,
 /// one warp's sectors of one k for rung 1), instruction counts in SM issue cycles
-/// (warp_issue_cycles), and G = KernelAnatomy::serial_load_groups (the ladder's rungs 5-6: 2, A's round trip then B's;
-/// else 1), overhead = the shared-memory round trips between the load and the first FFMA (STS then
-/// LDS: 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none for rung 1). The SM
-/// runs B blocks: per K tile it needs round_issue = instructions per warp * ceil(B * warps /
-/// schedulers) cycles of issue (Little's law: the latency is hidden when round_issue >=
-/// tile_cycle).
+/// (warp_issue_cycles), and G = KernelAnatomy::serial_load_groups (the ladder's rungs 5-6: 2, A's
+/// round trip then B's; else 1), overhead = the shared-memory round trips between the load and the
+/// first FFMA (STS then LDS: 2 * L_shared; both operands by cp.async or bulk copies: L_shared; none
+/// for rung 1). The SM runs B blocks: per K tile it needs round_issue = instructions per warp *
+/// ceil(B * warps / schedulers) cycles of issue (Little's law: the latency is hidden when
+/// round_issue >= tile_cycle). Design: docs/model.md#latency-hiding-and-the-latency-chain.
 struct LatencyHiding {
   int blocks_per_sm = 0;
   int warps_per_scheduler = 0;       // ceil(B * warps / schedulers)
@@ -259,11 +257,7 @@ struct SpillEstimate {
 /// served at its measured rate waits for half the round's wavefronts (H200: the measured shared
 /// bandwidth 32903 GB/s over 132 SMs at 1980 MHz = 125.9 bytes per cycle, 1.02 cycles per
 /// wavefront). 0 without an L1 rate. Motivated by Nsight Compute on the training case r01-naive
-/// 32x32 at 4096^3 (data/measurements/h200-sxm/sgemm-ladder.json, rev ad17452): a warp stalls
-/// 10.61 cycles per instruction on lg_throttle (the global-load queue full) and 15.44 on
-/// long_scoreboard, x 5 instructions per k = 130 cycles of load wait per k against the 51-cycle
-/// L_global the model had; the queue adds 0.5 * 64 warps * 2 wavefronts = 65 cycles. Rung 1
-/// was predicted 13-33% too fast on every training size (512^3 to 8192^3).
+/// 32x32 at 4096^3, see docs/model.md#l1-load-queue.
 double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle);
 
 /// Distinct 32-byte sectors of one block's operand tiles per K tile: ceil((BM + BN) * k_tile
@@ -273,23 +267,15 @@ double tile_sectors(const gemm::TileConfig& config, int k_tile);
 /// Cycles a warp waits for its global loads of one K tile (L_global):
 ///   barrier per tile (rungs 2-10): memory_cycles (the slowest load's latency);
 ///   no barrier (rung 1): l1_hit * shared_cycles + (1 - l1_hit) * memory_cycles.
-/// Rung 1's L1 hits are reuse across k steps (an earlier warp's line), so they are short waits.
-/// A tiled rung loads every sector of its tile once from L2; its L1 "hits" are only the scalar
-/// fallback (K or N % 4 != 0: four LDG.32 where the float4 path issues one LDG.128) and the
-/// 4-byte cp.async of A (vector_width 1) touching the same sectors again, all in flight together,
-/// so they merge with the outstanding miss and the barrier still waits for the slowest L2/DRAM
-/// latency. (The weighted form cut L_global of r05-vec 128x128x8 at 4097^3 from 667 to 148 cycles
-/// and predicted it faster than 4096^3.) Training cases have K % 4 == 0 and N % 4 == 0 (l1_hit = 0
-/// for rungs 2-10): unchanged.
+/// Why a tiled rung's L1 hits do not shorten its wait: docs/model.md#global-wait.
 double global_wait_cycles(bool barrier_per_tile, double l1_hit_rate, double shared_cycles,
                           double memory_cycles);
 
 /// Latency until the slowest of `sectors` independent loads arrives, each hitting L2 with
 /// probability hit_rate: P = hit_rate^sectors (all hit), latency = P * L_l2 + (1 - P) * L_dram.
 /// A barrier (or a warp's wait on its loads) ends with the last load, so one miss among the
-/// tile's sectors costs the DRAM latency. Motivated by rungs 4-7 without prefetch (a barrier
-/// after every tile load): their measured times left 20-40% unexplained with the average
-/// latency hit * L_l2 + (1 - hit) * L_dram.
+/// tile's sectors costs the DRAM latency. Motivated by rungs 4-7 without prefetch, see
+/// docs/model.md#slowest-load.
 double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
                                    double dram_cycles);
 
@@ -299,16 +285,7 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
 /// 0 without an L2 ceiling. Blocks without prefetch (rungs 2-7) wait for the last sector of
 /// their K tile: the exposed wait of their convoy round is the slowest sector's latency plus
 /// this transfer of one block's tile (tile_sectors * 32 bytes). Motivated by Nsight Compute on
-/// the training cases r05-vec and r06-bank 128x128x8 t8x8 at 4096^3
-/// (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb): a warp stalls 1.54-1.66 cycles
-/// per instruction on long_scoreboard and 0.57-0.66 on the barrier, x 561 instructions per K
-/// tile = 1190-1300 cycles per tile, against the 667-cycle latency the model exposed (the
-/// barrier share is the warps' staggered arrivals). One block's tile, not the B = 2 resident
-/// blocks' together: r07-warp 128x128x16 (twice the bytes per tile) measures about the same
-/// wait (long_scoreboard 0.54-0.65 + barrier 0.44-0.55 x ~1100 instructions) and the training
-/// rounds of rungs 2-7 at 2048-8192^3 lie 300-1500 cycles above issue + latency, where the
-/// B-tile form adds 570-1140 cycles and overshoots r07 by ~400 (training MAPE 7.9% with it,
-/// 5.9% with one tile).
+/// the training cases r05-vec and r06-bank 128x128x8 t8x8 at 4096^3, see docs/model.md#convoys.
 double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count);
 
 /// Cycles per K tile a block's warps wait for shared-memory fragment reads that are not hoisted
@@ -320,16 +297,8 @@ double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_cou
 /// included, spread evenly over the steps; B = the wave's blocks per SM): all warps leave the
 /// barrier together and issue a step's reads together, so a read waits the shared latency plus,
 /// on average, half the step's wavefronts of the resident blocks in the L1 queue. 0 for R <= 1.
-/// Training signal: Nsight Compute on r04-tile2d 128x128x8 t8x8 at 4096^3
-/// (data/measurements/h200-sxm/sgemm-ladder.json, rev ad17452; B = 2): a warp stalls 0.66
-/// cycles per instruction on short_scoreboard and 0.45 on mio_throttle, x 598 instructions per
-/// K tile = 664 cycles of shared-memory wait per tile (this formula: 899). With the scalar
-/// count (128 LDS per tile instead of the SASS's 48 LDS.64 / LDS.128) the model put that cost
-/// in issue, which grows with the warps per scheduler: rung 4 was predicted 11% too slow at
-/// two blocks per SM (training 2048^3-8192^3) and 29% too fast alone on an SM (training 512^3,
-/// 1024^3). With the SASS count and this wait: +5% and +23% (rung 4 MAPE 18.5 -> 13.9%). The
-/// remaining alone-on-an-SM error is not explained: no training case alone on an SM has
-/// Nsight Compute data.
+/// Motivated by Nsight Compute on the training case r04-tile2d 128x128x8 t8x8 at 4096^3, see
+/// docs/model.md#fragment-round-trips.
 double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
                             double l1_bytes_per_cycle);
 
@@ -341,12 +310,9 @@ double issue_per_cycle(const Ceilings& ceilings);
 /// Cycles per instruction a warp cannot issue because of its own instruction stream: fixed-latency
 /// dependencies (control-code stall counts), dispatch conflicts, instruction fetch, branches,
 /// math-pipe and MIO throttles and short-scoreboard (shared-memory result) waits. Nsight Compute
-/// on the training cases with one warp per scheduler (data/measurements/h200-sxm/
-/// sgemm-ladder.json, run 909d742, set sweep-train at 512x2048x4096: the 12 configs of rungs 8-10
-/// with 128 threads and 128 blocks, one block per SM): dispatch_stall + wait + no_instruction +
-/// branch_resolving + math_pipe_throttle + short_scoreboard + mio_throttle + misc per issued
-/// instruction, mean 0.56 (0.39-0.91). Cross-check, two warps per scheduler (the ladder's rungs
-/// 8-10 at 2048^3-8192^3, 36 cases): 0.59. Raw ncu figures, not fitted.
+/// on the training cases with one warp per scheduler (run 909d742): the mean of those stall
+/// reasons per issued instruction. Raw ncu figures, not fitted; the cases and the cross-check:
+/// docs/model.md#issue-rate-with-w-warps-per-scheduler.
 inline constexpr double kWarpOwnStallCyclesPerInstruction = 0.56;
 
 /// Issue cycles per warp instruction on a scheduler holding W warps (W = warps_per_scheduler):
@@ -356,33 +322,25 @@ inline constexpr double kWarpOwnStallCyclesPerInstruction = 0.56;
 ///   W / (1 - (1 - p)^W) cycles  (W <= 0: as W = 1).
 /// W = 1: 1 + s; W -> inf: W. H200 (s = 0.56): 1.56 (W = 1), 2.27 (W = 2, 88% busy), 4.06 (4).
 /// predict() passes s = warp_own_stall_cycles(anatomy): 0.56 for aligned rows, more when the
-/// guarded copy paths of unaligned rows are part of the K loop.
-/// Training support (run 909d742): one warp per scheduler, the 12 cases above measure 1.48-2.25
-/// cycles per instruction (barrier and load waits included); two warps, 2.42-2.73 for the r08/r09
-/// training configs.
+/// guarded copy paths of unaligned rows are part of the K loop. Measured support (Nsight
+/// Compute, training): docs/model.md#issue-rate-with-w-warps-per-scheduler.
 double block_issue_cycles_per_instruction(
     int warps_per_scheduler, double own_stall_cycles = kWarpOwnStallCyclesPerInstruction);
 
 /// Fixed-latency cycles per instruction that the guarded fallback copy paths of unaligned rows
 /// (KernelAnatomy::unaligned_copy_instructions, UnalignedCopy in traffic.hpp) stall a warp
 /// beyond the FFMA stream's: the mean control-code stall count of those paths minus the K
-/// loop's. SASS (nvcc 13.0, sm_90, nvdisasm -hex; stall count = bits 41-44 of the control word)
-/// along the path taken when K % 4 != 0 and N % 4 != 0: registry index 49 (r08-dbuf-128x64x8)
-/// A scalar path 155 cycles / 67 instructions, B 128 / 51; index 64 (r09-async-128x128x8 s3 v4)
-/// A 192 / 75, B 4-byte cp.async 280 / 151; index 72 (the v1 twin) B 366 / 153: together 1121 /
-/// 497 = 2.26 cycles per instruction, against 1.09 (1224 / 1124) in index 64's interior K loop
-/// (1023 of its 1024 FFMA at stall 1). Dependent 64-bit address chains (IMAD.WIDE -> LEA ->
-/// LEA.HI.X -> LDG) and 13-cycle ISETP before branches. The scoreboard waits of the same paths
-/// (19-20 per K tile on constant loads at 198 registers) are not counted.
+/// loop's. Read off the SASS (nvcc 13.0, sm_90, nvdisasm -hex; stall count = bits 41-44 of the
+/// control word) of registry indices 49, 64 and 72 along the path taken when K % 4 != 0 and
+/// N % 4 != 0: 2.26 cycles per instruction on those paths against 1.09 in index 64's interior
+/// K loop; the per-path counts: docs/model.md#unaligned-copy-paths.
 inline constexpr double kUnalignedCopyStallCycles = 2.26 - 1.09;
 
 /// A warp's own stall cycles per instruction (block_issue_cycles_per_instruction's s):
 ///   kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles * u / instructions,
 /// u = anatomy.unaligned_copy_instructions, instructions = anatomy.instructions() +
-/// extra_instructions (spill accesses). Aligned rows: 0.56. Training check (run 8b790e0,
-/// sweep-train): Nsight Compute's wait stall per instruction rises by +0.11 (rung 8), +0.21
-/// (rung 9), +0.13 (rung 7), +0.09 (rung 10) from 2048^3 to 2049^3 (mean over each rung's
-/// configs); this formula adds 0.11 for r08-dbuf-256x128x8 (u / instructions = 0.097).
+/// extra_instructions (spill accesses). Aligned rows: 0.56. Checked against Nsight Compute on
+/// the training cases at 2049^3, see docs/model.md#unaligned-copy-paths.
 double warp_own_stall_cycles(const KernelAnatomy& anatomy, double extra_instructions = 0);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
@@ -404,8 +362,7 @@ double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, d
 /// Whether the spilled values include accumulators: spills present and the accumulators plus
 /// one k's fragments (outputs_per_thread + a_fragment + b_fragment) exceed the registers. A
 /// spilled accumulator is reloaded and stored at every k (each FFMA updates it), not once per
-/// tile. Motivated by r06 256x256x8 t16x16 (255 registers, 912 local bytes per thread), which
-/// the once-per-tile count predicted 2.6-3.5x too fast.
+/// tile. Motivated by a measured spilling config, see docs/model.md#spills.
 bool accumulators_spill(const KernelAnatomy& anatomy, int registers_per_thread,
                         double spill_bytes_per_thread);
 
@@ -421,6 +378,10 @@ double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left);
 
 struct Prediction {
   bool launchable = false;
+  /// Why the GPU cannot run the kernel at all (its family's reason, a static string: e.g. a
+  /// compute capability the kernel needs); nullptr when it can. Then launchable is false and the
+  /// prediction has no time.
+  const char* not_runnable = nullptr;
   gemm::Problem problem;
   gemm::TileConfig config;  // threads filled in
   gemm::RasterOrder raster;
@@ -456,18 +417,8 @@ struct Prediction {
 /// std::invalid_argument for a problem with M, N or K < 1 or a config without a tile.
 ///
 /// Per wave with B blocks on an SM (the last wave: ceil(blocks / SMs) per SM), seconds:
-/// (The last wave's ceil(blocks / SMs) is the breadth-first placement. Training signal against
-/// it: the 21 training configs with B = 2 at 2049^3 (264 + 25 blocks; 256 blocks at 2048^3)
-/// measure 1.7-2.5x their 2048^3 time, 17 of them 2.0x or more (the model: 1.6-2.2x; at 2049^3
-/// predicted 15% too fast on average, -3% to +27%), and Nsight Compute's achieved occupancy of
-/// the 128-thread ones is 12.2-12.5% (two blocks' warps of 64) over the whole kernel, tail
-/// included: the 25 tail blocks take as long as a full wave of two per SM, as if packed two per SM.
-/// Tried on run 8b790e0 with the cluster cap: packing the last wave after exactly one full wave
-/// (min(last blocks, B) per SM) gives training 5.86 -> 5.5% but held-out 6.00 -> 6.9% (the refit
-/// lowers issue, shared-memory and latency scales, so the held-out sub-wave shapes, already
-/// predicted too fast, get faster); adding a fractional tail after two or more full waves
-/// (full-wave terms x last / blocks_per_wave, for the tails predicted ~10% too slow, e.g.
-/// B = 4 at 2049^3) gives 6.2% / 7.5%, the fractional tail alone 6.5% / 6.5%. Not adopted.)
+/// (The last wave's ceil(blocks / SMs) is the breadth-first placement; its measured tails and
+/// the packings tried and not adopted: docs/model.md#waves-and-tails.)
 ///   issue         = (k_tiles * round_issue + epilogue) / f
 ///   shared_memory = k_tiles * B * warps * L1 wavefronts per warp per tile * 128 B
 ///                   / (shared-memory bandwidth / SMs)
@@ -478,20 +429,12 @@ struct Prediction {
 ///                   rungs 2-7 (a barrier per tile, no prefetch) instead take per K tile
 ///                   max(round_issue, tile_issue) + G * L_global + transfer + overhead
 ///                   (G = serial_load_groups: rungs 5-6 wait for A's round trip, then B's;
-///                   training signal, Nsight Compute at 4096^3: long_scoreboard x instructions =
-///                   864-931 cycles of global-load wait per K tile for r05-vec and r06-bank
-///                   128x128x8 against 603-681 for r07-warp 128x128x16 with twice the bytes;
-///                   with G: training MAPE 5.4 -> 4.9%, held-out 13.6 -> 12.0%, rungs 5-6
-///                   22.9 / 18.2 -> 8.3 / 8.7%)
+///                   docs/model.md#serial-load-groups)
 ///                   (transfer: convoy_transfer_cycles of one block's tile); every tile also
 ///                   adds fragment_wait_cycles of the wave's B blocks (rung 4's k steps): the
 ///                   resident blocks issue interleaved, finish their compute together and wait for
 ///                   their next tiles together (a convoy), so the wait is not hidden behind the
-///                   other blocks. Measured rounds of 2 blocks per SM at 4096^3 (cycles, vs the
-///                   hidden form max(B*I, I + E) and the convoy B*I + E, I and E scaled as
-///                   fitted before): r05 128x128x8 4135 vs 2944 and 3658, r03 64x64x8 2261 vs
-///                   1130 and 1779, r07 128x128x16 6058 vs 5857 and 6571; training MAPE
-///                   10.0% -> 8.5%
+///                   other blocks (measured rounds: docs/model.md#convoys)
 ///   l2            = the wave's share of L2 bytes / L2 bandwidth (0 without a ceiling)
 ///   dram          = the wave's share of DRAM bytes / DRAM bandwidth
 ///   spill         = the wave's spill bytes / L2 bandwidth (DRAM's when L2 has none)
@@ -551,11 +494,11 @@ struct FitResult {
 /// alternates: fix the binding terms under the current p, solve the weighted linear least
 /// squares (Eigen, column-pivoting QR) for the scales of the terms that bind at least two
 /// training cases (one case alone would fix its term's scale to reproduce that case exactly:
-/// with rung 1's LSU queue, the DRAM scale went to 7.47 to fit r02 at 8192^3 alone) and the
-/// overhead, keep scales positive and the overhead >= 0, repeat until the
-/// binding terms stop changing; from several starts, keeping the best. Reports MAPE on the
-/// training and the held-out samples. Throws std::invalid_argument when a training name is
-/// not among the samples, a name repeats, no case trains, or a measured time is not positive.
+/// docs/model.md#calibration-and-the-fit) and the overhead, keep scales positive and the
+/// overhead >= 0, repeat until the binding terms stop changing; from several starts, keeping
+/// the best. Reports MAPE on the training and the held-out samples. Throws
+/// std::invalid_argument when a training name is not among the samples, a name repeats, no
+/// case trains, or a measured time is not positive.
 FitResult fit_calibration(const std::vector<FitSample>& samples,
                           const std::vector<std::string>& training_names);
 

@@ -1,6 +1,7 @@
 // Hierarchical roofline: a compute ceiling (FP32 FFMA) and a bandwidth ceiling per memory level
 // (shared memory / L1, L2, DRAM), from the spec or, when present, from the spec's `measured`
 // block; the bound at each level (intensity x bandwidth), the binding level and ridge points.
+// Design: docs/model.md#roofline.
 #pragma once
 
 #include <optional>

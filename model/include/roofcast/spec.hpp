@@ -19,6 +19,9 @@ inline constexpr int kSpecSchemaVersion = 1;
 struct ComputeCapability {
   int major = 0;
   int minor = 0;
+  /// major * 10 + minor: 90 for 9.0 (the form CUDA's sm_NN names and the registry's minimum
+  /// compute capability use).
+  constexpr int number() const { return major * 10 + minor; }
   bool operator==(const ComputeCapability&) const = default;
 };
 
@@ -127,6 +130,18 @@ class UnknownGpuError : public std::runtime_error {
  public:
   explicit UnknownGpuError(const std::string& message) : std::runtime_error(message) {}
 };
+
+/// Bounds of the spec's rates and latencies (and of every file that carries a measured block):
+/// a TFLOPS figure in 1e-3..1e6 (a GFLOPS to an exaFLOPS), bandwidths in 1e-3..1e7 GB/s (1 MB/s
+/// to 10 PB/s), latencies in 1..1e6 cycles: bounds a prediction stays finite within.
+namespace spec_bounds {
+inline constexpr double kMinTflops = 1e-3;
+inline constexpr double kMaxTflops = 1e6;
+inline constexpr double kMinGBps = 1e-3;
+inline constexpr double kMaxGBps = 1e7;
+inline constexpr double kMinCycles = 1;
+inline constexpr double kMaxCycles = 1e6;
+}  // namespace spec_bounds
 
 /// Longest GPU id: ids name folders (data/measurements/<id>/, reports/<id>/) and files.
 inline constexpr std::size_t kMaxGpuIdLength = 64;

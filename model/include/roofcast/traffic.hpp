@@ -4,6 +4,7 @@
 // is: it reads the anatomy's fields. Here: the anatomy's vocabulary, the shared-memory / L1
 // wavefronts of a warp access including bank-conflict replays (the tools a family builds its
 // anatomy with), the bytes all blocks request from L2, FLOPs, and register-level operand reuse.
+// Reasoning and measurements: docs/model.md#traffic-wavefronts-and-bank-conflicts.
 //
 // Pure functions; no allocation (the prediction hot path calls them).
 #pragma once
@@ -187,16 +188,10 @@ int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
 ///   wavefronts = sum over phases of shared_wavefronts(phase lanes),
 ///   phases of min(lanes, P * (paired ? 2 : 1)) lanes; width 1: shared_wavefronts.
 /// So a conflict-free LDS.128 costs 4 wavefronts, 2 with paired lanes, even when all lanes read
-/// the same 16 bytes. Sources: NVIDIA forum answer on CC 7.x ("return bandwidth of L1 and shared
-/// memory is 128 bytes/cycle == 1 register/cycle"; LDS.128 "requires 4 requests", 2 when thread
-/// pairs Tn, Tn^1 or Tn, Tn^2 share addresses), ncu on an H100 (CC 9.0) in a later thread: a
-/// contiguous LDS.128 takes 4 wavefronts, lanes 0-15 / 16-31 on two addresses take 2, and a
-/// 2-way conflict inside each quarter warp takes 8. Training evidence (run 909d742, ncu): every
-/// rung 8-10 w64x64 t8x16 config (B fragment indexed by lane % 4: unpaired, 4 of its 6 LDS.128
-/// per k at 4 wavefronts: 20 per k) shows short_scoreboard 0.17-0.44 against 0.10-0.22 for its
-/// t16x8 twin (lane % 8: 2 of 6 unpaired: 16 per k) and measures 4-8% slower; the SASS K loops
-/// of the twins (r09 indices 66 and 70) issue the same 2048 FFMA, 96 LDS.128 and 2196 vs 2205
-/// instructions per K tile. `ideal` receives the same sum with each phase conflict-free.
+/// the same 16 bytes. Sources: an NVIDIA forum answer on CC 7.x and ncu on an H100 (CC 9.0);
+/// the quotes and the training evidence (run 909d742, ncu):
+/// docs/model.md#traffic-wavefronts-and-bank-conflicts. `ideal` receives the same sum with each
+/// phase conflict-free.
 int shared_load_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int banks,
                            int* ideal);
 

@@ -1,5 +1,6 @@
 // Waves: how many rounds of resident blocks a grid takes, how full the last round is, and how
-// much of the launched tile area is useful work (boundary-tile waste).
+// much of the launched tile area is useful work (boundary-tile waste). Reasoning and
+// measurements: docs/model.md#waves-and-tails, docs/model.md#cluster-waves-and-stage-waits.
 #pragma once
 
 #include <cstdint>
@@ -36,15 +37,10 @@ struct WaveResult {
 /// holds at most that many clusters:
 ///   blocks_per_wave = min(floor(blocks_per_sm * sm_count / cluster), max_active_clusters)
 ///                     * cluster;
-/// without it the wave is only rounded down to whole clusters. H200 (sgemm-ladder.json, run
-/// 8b790e0, kernels' runtime_max_active_clusters): 66 clusters of 2 at one block per SM (all 132
-/// SMs), 132 of 2 at two, but 30 clusters of 4 at one block per SM: 120 of the 132 SMs (units:
-/// clusters; blocks_per_wave in blocks). Training evidence: r10-cluster-256x128x8 s4 c4 at
-/// 2048^3 launches 128 blocks (32 clusters), one wave by the SM count, and measures 908 us where
-/// its twins with the same 256x128x8 tile and 128 blocks, s3 without a cluster and s3 c2, measure
-/// 466 and 474 us: two waves of 30 + 2 clusters (predicted 105% too fast with one wave, 3% with
-/// two). Throws std::invalid_argument for grid_blocks < 1, blocks_per_sm < 0,
-/// sm_count < 1, cluster < 1 or max_active_clusters < 0.
+/// without it the wave is only rounded down to whole clusters (units: max_active_clusters in
+/// clusters, blocks_per_wave in blocks). The H200's counts and the training case that needs the
+/// cap: docs/model.md#cluster-waves. Throws std::invalid_argument for grid_blocks < 1,
+/// blocks_per_sm < 0, sm_count < 1, cluster < 1 or max_active_clusters < 0.
 WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_count, int cluster = 1,
                          int max_active_clusters = 0);
 

@@ -37,16 +37,18 @@ inline std::string cli_binary() {
   return other != nullptr ? other : ROOFCAST_CLI;
 }
 
-/// `roofcast <arguments>` through the shell; stdout and stderr captured separately.
-inline CliRun run_cli(const std::string& arguments) {
+/// `roofcast <arguments>` through the shell, after `environment` (e.g. "PATH=/nonexistent";
+/// empty for none); stdout and stderr captured separately.
+inline CliRun run_cli(const std::string& arguments, const std::string& environment = "") {
   namespace fs = std::filesystem;
   static int calls = 0;
   const fs::path dir = fs::temp_directory_path();
   const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(++calls);
   const fs::path out = dir / ("roofcast_cli_out_" + tag);
   const fs::path err = dir / ("roofcast_cli_err_" + tag);
-  const std::string command = "'" + cli_binary() + "' " + arguments + " >'" +
-                              out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const std::string command = (environment.empty() ? "" : "env " + environment + " ") + "'" +
+                              cli_binary() + "' " + arguments + " >'" + out.string() + "' 2>'" +
+                              err.string() + "' </dev/null";
   const int status = std::system(command.c_str());
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -70,24 +72,7 @@ inline CliRun run_cli_args(const std::vector<std::string>& args,
                            const std::string& environment = "") {
   std::string arguments;
   for (const std::string& arg : args) arguments += shell_word(arg) + " ";
-  if (environment.empty()) return run_cli(arguments);
-  namespace fs = std::filesystem;
-  static int calls = 0;
-  const fs::path dir = fs::temp_directory_path();
-  const std::string tag = std::to_string(::getpid()) + "_env_" + std::to_string(++calls);
-  const fs::path out = dir / ("roofcast_cli_out_" + tag);
-  const fs::path err = dir / ("roofcast_cli_err_" + tag);
-  const std::string command = "env " + environment + " '" + cli_binary() + "' " +
-                              arguments + " >'" + out.string() + "' 2>'" + err.string() +
-                              "' </dev/null";
-  const int status = std::system(command.c_str());
-  CliRun run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = read_file(out);
-  run.err = read_file(err);
-  fs::remove(out);
-  fs::remove(err);
-  return run;
+  return run_cli(arguments, environment);
 }
 
 /// The command succeeds, prints nothing on stderr, and its stdout equals the golden file.

@@ -1,10 +1,12 @@
 // The ladder's kernels as the model sees them: each rung's anatomy (what one thread does per K
 // tile), built beside its kernel file (kernels/ladder/anatomy_*.cpp, host C++, no CUDA), and the
 // facts read off each rung's SASS that the anatomy carries. The model (roofcast::predict) takes
-// the anatomy as data and never asks which rung it is.
+// the anatomy as data and never asks which rung it is. The measurement history behind each
+// fact (what it changed, what was tried): docs/model.md.
 #pragma once
 
 #include "roofcast/gemm.hpp"
+#include "roofcast/kernels/registry.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/traffic.hpp"
@@ -19,7 +21,8 @@ namespace roofcast::kernels {
 /// every rung 5-6 kernel issues A's LDG, A's STS, then B's LDG and B's STS before its barrier,
 /// so a K tile waits for two global round trips: 2. Rungs 2-4 (predicated scalar copies, no
 /// branch) and 7-10 (warp_common.cuh loads the whole stage into registers, then stores it) issue
-/// every load of the tile before the first store: 1.
+/// every load of the tile before the first store: 1. Its effect on the training cases:
+/// docs/model.md#serial-load-groups.
 int serial_load_groups(int rung);
 
 /// The guarded fallback copy paths of rungs 7-10 for rows that are not 16-byte aligned (rungs
@@ -46,19 +49,14 @@ enum class UnalignedCopy {
 ///   Cross-check at low register pressure: index 48 (r08-dbuf-64x64x16 t8x4 128t, 119
 ///     registers): A 2 float4: 59 instructions with 8 LDG.E = 51 (6.4 per load), B 2 float4: 88
 ///     with 8 = 80 (10.0): 8.2 per scalar load.
-/// (Before, every load or copy was counted at the generic kIntegerPerGlobalLoad = 2, as the
-/// aligned rows' unpredicated fast paths of rungs 7-10 are.) Rungs 5-6 keep the generic count:
+/// The aligned rows' unpredicated fast paths of rungs 7-10 are counted at the generic
+/// kIntegerPerGlobalLoad = 2. Rungs 5-6 keep the generic count:
 /// their load4_or_zero (common.cuh) has no unpredicated fast path, so the aligned float4 already
 /// pays the row address and guard, and the scalar fallback adds only 3 LDG.E and 4-5 integer
 /// instructions per float4 (SASS, index 11 r05-vec-128x128x8 t8x8 256t: A 21 -> 28
 /// instructions per float4, B 8 -> 16), which the generic 2 per load covers. Rung 4 has no
-/// vector path. Training data (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
-/// sweep-train at 2049^3: every rung 4-10 config on these paths): with these counts and the
-/// refitted calibration, rungs 7-10 at 2049^3 go from 17.3 / 8.5 / 12.5 / 22.5% MAPE (generic
-/// count) to 11.3 / 8.8 / 8.6 / 10.2% (r10 with kFallbackStageWaitCycles too; 14.0%
-/// without); Nsight Compute's fixed-latency "wait" stall rises by 0.09-0.21 per instruction
-/// from 2048^3 to 2049^3 for rungs 7-10, as kUnalignedCopyStallCycles predicts (0.11 for r08
-/// 256x128x8). Counting the rung 5-6 fallback at 8.65 too raised held-out MAPE 6.4 -> 6.6%.
+/// vector path. The effect on the 2049^3 training cases (run 8b790e0), and the rung 5-6 count
+/// tried and not adopted: docs/model.md#unaligned-copy-paths.
 /// Per warp per K tile the model counts each path's copies
 /// (KernelAnatomy::global_a / global_b instructions) times these; the B copies of rungs 9-10
 /// walk one B row per warp (32 consecutive floats; the first row stands for all, so a warp's
@@ -79,6 +77,7 @@ double unaligned_copy_integer(UnalignedCopy path);
 /// index 64 r09-async-128x128x8 s3 v4 likewise with two LDG.128 and eight STS). So A's wait is
 /// one whole L_global per K tile, not L_global / (S - 1):
 ///   rungs 9-10, vector_width 4: 1;  otherwise prefetch_tiles.
+/// The measurement that found it: docs/model.md#prefetch-distance-of-the-chain.
 int chain_prefetch_tiles(const gemm::TileConfig& config, int prefetch_tiles);
 
 /// Floats per shared-memory fragment read of A and of B (LDS.64 = 2, LDS.128 = 4), read off
@@ -97,6 +96,7 @@ int fragment_read_floats_b(const gemm::TileConfig& config);
 /// further, so no LDS is hoisted above the previous iteration's FFMAs); every other rung: 1 (the
 /// BK loop is fully unrolled and the next k's reads are hoisted above the current FFMAs, so
 /// only the first read after the barrier is exposed, counted in the tile's overhead).
+/// The measured wait it explains: docs/model.md#fragment-round-trips.
 int fragment_round_trips(const gemm::TileConfig& config);
 
 /// Threads per block a config implies when it does not say (config.threads = 0): rung 1: BM*BN;
@@ -111,17 +111,11 @@ int derived_threads(const gemm::TileConfig& config);
 /// on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb):
 /// the training cases (square power-of-two ladder) r10-cluster-128x256x16 s4 c2 at 2048^3,
 /// 4096^3 and 8192^3, all four rasters, stalls 0.26-0.27 warp cycles per
-/// issued instruction on the barrier (rungs 8-9, whose waits are their own cp.async groups
-/// or registers: < 0.1), x 2176 instructions per warp per K tile = 570-590 cycles per K tile.
-/// (Supporting only, held-out sweep cases: the r10 256x128x8 s3 configs (BK = 8: twice the
-/// tiles) measure 20-28% below the same r09 tiles, about 700 cycles per K tile.)
-/// The 580 are raw cycles (stall x instructions), derived without any fitted scale; like the
-/// rest of the latency chain they are multiplied by Calibration::latency_scale. They are not
-/// all of rung 10's idle time: the same cases' stalls sum to 2.75 cycles per instruction (x 2163
-/// = 5950 cycles per K tile, the measured tile time within 2%) against 2 issue slots for the 2
-/// warps per scheduler, so ~1600 cycles per tile no warp of a scheduler issues; the barrier is
-/// 580 of them, the rest dispatch_stall, no_instruction, wait and short_scoreboard (0.10-0.15
-/// each), which the model does not count.
+/// issued instruction on the barrier, x 2176 instructions per warp per K tile = 570-590 cycles
+/// per K tile. Raw cycles (stall x instructions), derived without any fitted scale; like the
+/// rest of the latency chain they are multiplied by Calibration::latency_scale. Rungs 8-9 for
+/// comparison, supporting held-out cases and the rest of rung 10's idle time:
+/// docs/model.md#stage-waits.
 inline constexpr double kFullBarrierWaitCycles = 580;
 
 /// Rung 10's per-K-tile barrier wait when B's rows are not 16-byte aligned (N % 4 != 0): the
@@ -130,14 +124,11 @@ inline constexpr double kFullBarrierWaitCycles = 580;
 /// thread 0 arrives on full[buffer] (no transaction bytes) and waits for its phase, one
 /// __syncthreads per K tile, and with a cluster thread 0 first waits on empty[buffer] until
 /// every block of the cluster has released the buffer's previous use. Nsight Compute on the
-/// eight training cases (data/measurements/h200-sxm/sgemm-ladder.json, run 8b790e0, set
-/// sweep-train, 2049^3: r10-cluster 128x128x8 s3 v1 c1 / c2, v4 c2; 256x128x8 s3 v4 c1 / c2,
-/// s4 c4; 128x256x16 s4 c2; 256x128x16 s3 c2): barrier stall per issued instruction x the
-/// model's instructions per warp per K tile = 210 (c1), 301-421 (c2, c4, BK = 8), 173-178
-/// (BK = 16): mean 275 cycles per K tile (rung 9's twins at 2049^3: barrier 0.03-0.06 per
-/// instruction, ~50 cycles). Raw cycles, not fitted; multiplied by latency_scale like
-/// kFullBarrierWaitCycles. Effect (refitted): rung 10 at 2049^3 MAPE 14.0 -> 10.2%, mean
-/// error +13.3 -> +9.6% (still too fast: see the tail of the last wave, not modelled).
+/// eight rung-10 training cases at 2049^3 (data/measurements/h200-sxm/sgemm-ladder.json, run
+/// 8b790e0, set sweep-train): barrier stall per issued instruction x the model's instructions
+/// per warp per K tile, mean 275 cycles per K tile. Raw cycles, not fitted; multiplied by
+/// latency_scale like kFullBarrierWaitCycles. The cases, their figures and the effect:
+/// docs/model.md#stage-waits.
 inline constexpr double kFallbackStageWaitCycles = 275;
 
 /// Cycles per K tile a rung's block waits on its stage barrier beyond its issue
@@ -192,8 +183,14 @@ int padded_row_floats(int cols);
 /// std::invalid_argument for a config outside gemm::tile_bounds_problem or without a tile.
 KernelAnatomy anatomy(const gemm::Problem& problem, const gemm::TileConfig& config, int banks = 32);
 
+/// Why `gpu` cannot run the config's kernel at all (a compute capability below
+/// minimum_compute_capability(config)), a static string; nullptr when it can.
+const char* not_runnable_reason(const GpuSpec& gpu, const gemm::TileConfig& config);
+
 /// kernels::anatomy, then roofcast::predict: the prediction of a ladder config (threads = 0:
-/// derived_threads) with its anatomy on the GPU's shared-memory banks.
+/// derived_threads) with its anatomy on the GPU's shared-memory banks. A kernel the GPU cannot
+/// run (not_runnable_reason) comes back with launchable false, Prediction::not_runnable set and
+/// no time.
 Prediction predict(const GpuSpec& gpu, const PredictInput& input,
                    const Calibration& calibration = {});
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -178,9 +179,20 @@ inline constexpr std::size_t kRegistrySize = sizeof(kRegistry) / sizeof(kRegistr
 /// Human name of a rung: "naive", "shared-memory tiling", ...
 std::string_view rung_name(int rung);
 
-/// Stable id of a config, e.g. "r07-warp-128x128x8-w64x32-t8x4-256t-s1-v4-swizzled".
-/// Unique over the registry (a test checks it).
+/// Stable id of a config, e.g. "r07-warp-128x128x16-w64x32-t8x8-256t-v4-padded" or
+/// "r10-cluster-128x256x16-w64x64-t8x16-256t-s4-v4-padded-c2": rung and its short name,
+/// BMxBNxBK, the warp tile wWMxWN only when WM > 0, the thread tile tTMxTN, the threads, then
+/// -sS only when stages != 1, -vV only when vector_width != 1, the layout only when it is not
+/// plain, -cC only when cluster != 1. Unique over the registry (a test checks it).
 std::string kernel_id(const TileConfig& config);
+
+/// The config whose kernel_id is `id`, or empty. Strict: every part is checked (the rung's
+/// short name, canonical decimal numbers without sign or leading zeros, the optional parts in
+/// kernel_id's order and only when kernel_id would write them), the fields are within
+/// gemm::tile_bounds_problem and the config follows its rung's tile rules (violated_rule); so
+/// kernel_id(*parse_kernel_id(id)) == id for every id it accepts, registered or not. `problem`
+/// (optional) receives why an id is refused: the part, or the rule the config breaks.
+std::optional<TileConfig> parse_kernel_id(std::string_view id, std::string* problem = nullptr);
 
 /// Index of the entry whose kernel_id is `id`; kRegistrySize when there is none.
 std::size_t find_kernel(std::string_view id);

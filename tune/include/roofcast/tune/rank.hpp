@@ -26,7 +26,8 @@ namespace roofcast::tune {
 
 /// Why a candidate was dropped.
 enum class PruneReason : int {
-  kNotLaunchable = 0,  // no block fits an SM (registers, shared memory, threads): occupancy 0
+  kNotLaunchable = 0,  // no block fits an SM (registers, shared memory, threads): occupancy 0,
+                       // or the GPU cannot run the kernel (kernels::not_runnable_reason)
   kSpills = 1,         // registers (estimated or given) above what ptxas may allocate
   kLowOccupancy = 2,   // active warps / max warps below PruneRules::min_occupancy
   kFewBlocks = 3,      // resident blocks per SM below PruneRules::min_blocks_per_sm
@@ -76,6 +77,9 @@ struct Ranked {
   double time_s = 0;
   double tflops = 0;
   Explanation why;
+  /// The same predicted time as the entry before it, to the last bit: the model cannot tell
+  /// the two apart and the tie rule (Ranking::ranked) ordered them. False for the first entry.
+  bool tied_with_previous = false;
 };
 
 struct Pruned {
@@ -94,8 +98,8 @@ struct RankOptions {
   /// either way).
   bool list_pruned = true;
   bool c_is_read = false;  // beta != 0
-  /// Keep only each tile config's fastest raster order (the others are counted in
-  /// Ranking::other_rasters): a top-N list of N different kernels.
+  /// Keep only each tile config's fastest raster order, the simplest on a tie (the others are
+  /// counted in Ranking::other_rasters): a top-N list of N different kernels.
   bool best_raster_only = false;
 };
 
@@ -105,7 +109,15 @@ struct Ranking {
   Calibration calibration;
   bool calibrated = false;
   std::size_t candidates = 0;
-  std::vector<Ranked> ranked;  // fastest first; equal times keep candidate order
+  /// Fastest first, so times never decrease down the list. Ties (the same predicted time to the
+  /// last bit, e.g. one tile with 2, 3 or 4 stages when more stages hide no more latency;
+  /// Ranked::tied_with_previous marks them) are broken by fewer resources first: fewer
+  /// shared-memory bytes per block, then fewer threads, then fewer stages, then the kernel id
+  /// (kernels::kernel_id, byte order) as the last key between configs; the raster orders of one
+  /// config go row_major, column_major, grouped by ascending G, z_order, then fewer given registers
+  /// and spill bytes. The order of the candidate list never decides (only between candidates
+  /// equal in every field), so any order of the same candidates ranks alike.
+  std::vector<Ranked> ranked;
   std::vector<Pruned> pruned;  // in candidate order
   std::array<std::size_t, kPruneReasonCount> pruned_by_reason{};
   /// Candidates that survived pruning (ranked.size() without `top`), after best_raster_only.
