@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -442,10 +443,8 @@ TEST(Writers, AReportNeverOverwritesAFileItDidNotWrite) {
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("not written by roofcast"), std::string::npos) << run.err;
   EXPECT_EQ(read_file(dir.path / "README.md"), mine);
-  std::size_t entries = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path))
-    entries += 1 + 0 * entry.is_regular_file();
-  EXPECT_EQ(entries, 1u) << "no figure, no staging folder left beside the README";
+  const auto entries = std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{});
+  EXPECT_EQ(entries, 1) << "no figure, no staging folder left beside the README";
   run = run_cli_args({"report", "--gpu", "v100-sxm2-32gb", "--root", kRoot.string(), "--out",
                       dir.path.string(), "--force"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
