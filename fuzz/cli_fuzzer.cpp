@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli.hpp"
+#include "roofcast/cli/cli.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

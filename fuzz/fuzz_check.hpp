@@ -36,7 +36,7 @@ inline void accepted(const char* what) {
   if (verbose) std::fprintf(stderr, "roofcast fuzz: accepted: %s\n", what);
 }
 
-/// PredictInput for a registry kernel, as model/cli/main.cpp run_predict fills it: the
+/// PredictInput for a registry kernel, as cli/src/predict.cpp run_predict fills it: the
 /// kernel's shared memory from its formula, its __launch_bounds__ minimum, registers estimated.
 inline PredictInput registry_input(const gemm::TileConfig& config, const gemm::Problem& problem,
                                    gemm::RasterOrder raster, L2Model l2_model, bool c_is_read) {

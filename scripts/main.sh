@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default
-./build/model/cli/roofcast ladder
+./build/cli/roofcast ladder
 revision="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 run_gpu_step() {  # exit 77 means "no GPU": report it and go on
   local status=0
@@ -33,6 +33,6 @@ if [ -x build/validation/roofcast-validate ]; then
   if [ -f build/sgemm-ladder.json ]; then
     # The validation report of this run: measured against predicted, with figures.
     echo
-    ./build/model/cli/roofcast report --measurements build/sgemm-ladder.json --out build/report
+    ./build/cli/roofcast report --measurements build/sgemm-ladder.json --out build/report
   fi
 fi

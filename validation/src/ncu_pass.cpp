@@ -1,4 +1,4 @@
-#include "ncu_pass.hpp"
+#include "roofcast/validation/ncu_pass.hpp"
 
 #include <signal.h>
 #include <spawn.h>

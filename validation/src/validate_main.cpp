@@ -23,15 +23,15 @@
 #include <vector>
 
 #include "microbench.hpp"
-#include "ncu_pass.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
+#include "roofcast/validation/ncu_pass.hpp"
 #include "roofcast/validation/run_context.hpp"
 #include "roofcast/validation/runtime_occupancy.hpp"
+#include "roofcast/validation/validate_plan.hpp"
+#include "roofcast/validation/validate_runner.hpp"
 #include "sgemm_check.hpp"
 #include "validate_clock.hpp"
-#include "validate_plan.hpp"
-#include "validate_runner.hpp"
 
 namespace {
 
@@ -46,6 +46,7 @@ constexpr int kNcuBatchTimeoutS = 300;
 
 struct Options {
   std::string out;
+  std::string expect_gpu;  // a spec id: refuse to measure any other GPU
   std::string git_revision = "unknown";
   std::string kernels_regex;
   bool quick = false;
@@ -78,6 +79,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   visible.add_options()("help,h", "show this help")(
       "out", po::value(&options.out), "write the measurement JSON to FILE (required)")(
       "git-revision", po::value(&options.git_revision), "the source revision measured")(
+      "expect-gpu", po::value(&options.expect_gpu),
+      "the spec id the device must match (e.g. h200-sxm); another GPU is an error")(
       "kernels", po::value(&options.kernels_regex),
       "only kernels whose id matches this ECMAScript regex ('cublas' names cuBLAS)")(
       "quick", po::bool_switch(&options.quick), "a few small sizes (smoke test)")(
@@ -344,6 +347,12 @@ int run(const Options& options, const std::string& command_line) {
   const DeviceReport device = read_device_report();
   const GpuSpec& spec =
       match_spec(device.cc_major, device.cc_minor, device.sm_count, device.dram_bytes, device.name);
+  if (!options.expect_gpu.empty() && spec.id != options.expect_gpu) {
+    std::cerr << "roofcast-validate: error: --expect-gpu " << options.expect_gpu
+              << ": the device is " << device.name << ", which matches the spec '" << spec.id
+              << "'\n";
+    return 2;
+  }
   const SmClock clock(device.pci_bus_id);
   const std::uint64_t seed = options.seed.value_or(
       static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));

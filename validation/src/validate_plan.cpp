@@ -1,4 +1,4 @@
-#include "validate_plan.hpp"
+#include "roofcast/validation/validate_plan.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -11,7 +11,7 @@
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "sgemm_check.hpp"
-#include "validate_runner.hpp"
+#include "roofcast/validation/validate_runner.hpp"
 
 namespace roofcast::validation {
 namespace {

@@ -1,3 +1,0 @@
-#include "cli.hpp"
-
-int main(int argc, char** argv) { return roofcast::cli::run({argv + 1, argv + argc}); }

@@ -1,0 +1,184 @@
+#include "roofcast/views/accuracy_views.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "roofcast/kernels/registry.hpp"
+
+namespace roofcast::views {
+namespace {
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string problem_text(const gemm::Problem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+}
+
+nlohmann::json summary_json(const validation::ErrorSummary& s) {
+  return {{"cases", s.cases},
+          {"mape_percent",
+           std::isnan(s.mape_percent) ? nlohmann::json() : nlohmann::json(s.mape_percent)},
+          {"max_abs_error_percent", s.max_abs_error_percent},
+          {"worst_case", s.worst_case}};
+}
+
+std::string summary_line(const char* label, const validation::ErrorSummary& s) {
+  std::ostringstream out;
+  out << "  " << label << std::string(14 - std::string(label).size(), ' ')
+      << std::to_string(s.cases) << " cases  MAPE " << format("%5.1f%%", s.mape_percent)
+      << "  worst " << format("%5.1f%%", s.max_abs_error_percent) << "  " << s.worst_case << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
+  std::ostringstream out;
+  out << "GPU          " << a.spec_id << ", measurement revision " << a.measurement_revision
+      << "\n";
+  out << "calibration  fitted on the '" << a.training_split << "' split (" << a.fit.training_cases
+      << " training, " << a.fit.held_out_cases << " held-out cases):";
+  for (int i = 0; i < kFittedParameterCount; ++i) {
+    const double values[] = {a.fit.calibration.issue_scale,   a.fit.calibration.shared_memory_scale,
+                             a.fit.calibration.latency_scale, a.fit.calibration.l2_scale,
+                             a.fit.calibration.dram_scale,    a.fit.calibration.launch_overhead_s};
+    out << " " << fitted_parameter_name(i) << "=" << format("%.4g", values[i])
+        << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not determined)");
+  }
+  out << "\n\nerror of predicted TFLOPS (|predicted - measured| / measured)\n";
+  out << summary_line("training", a.training);
+  out << summary_line("held-out", a.held_out);
+  out << summary_line("all", a.all);
+  out << summary_line("uncalibrated", a.uncalibrated_all);
+  out << "\nper rung (training and held-out together)\n";
+  for (const auto& [rung, s] : a.per_rung) {
+    out << summary_line(
+        ("r" + std::to_string(rung) + " " + std::string(kernels::rung_name(rung)).substr(0, 9))
+            .c_str(),
+        s);
+  }
+  out << "\ntile sweep (held out): rank correlation and top-1 selection\n";
+  for (const validation::SweepShape& s : a.sweep) {
+    out << "  " << problem_text(s.problem) << ": " << s.configs << " configs, Spearman "
+        << format("%.3f", s.spearman) << "; measured best " << s.measured_best << " "
+        << format("%.2f", s.measured_best_tflops) << " TFLOPS; model's top-1 " << s.predicted_best
+        << " measures " << format("%.2f", s.predicted_best_measured_tflops) << " ("
+        << format("%.1f%%", 100 * s.top1_fraction) << " of best; best of top 5 "
+        << format("%.1f%%", 100 * s.best_of_top5_fraction) << ")\n";
+  }
+  out << "  all sweep cases together: Spearman " << format("%.3f", a.sweep_spearman_all) << "\n";
+  out << "\nL2 hit rate against Nsight Compute (lts__t_sector_hit_rate), percentage points\n";
+  for (const validation::L2Agreement& l2 : a.l2) {
+    out << "  " << to_string(l2.model) << std::string(10 - to_string(l2.model).size(), ' ')
+        << l2.cases << " cases, mean |error| " << format("%.2f", l2.mean_abs_error_pp)
+        << " pp, worst " << format("%.2f", l2.max_abs_error_pp) << " pp (" << l2.worst_case << ")";
+    if (!l2.not_comparable.empty()) {
+      out << "; " << l2.not_comparable.size() << " not comparable (ncu rate above 100%)";
+    }
+    out << "\n";
+  }
+  if (every_case) {
+    for (const validation::L2Agreement& l2 : a.l2) {
+      if (l2.model != L2Model::kRoofcast) continue;
+      out << "\nL2 hit rate per case (roofcast model), percentage points\n";
+      for (const auto* rows : {&l2.rows, &l2.not_comparable}) {
+        for (const validation::L2Agreement::Row& r : *rows) {
+          out << "  " << (rows == &l2.rows ? "     " : "n/c  ") << r.name
+              << std::string(r.name.size() < 78 ? 78 - r.name.size() : 1, ' ')
+              << format("%7.2f", r.measured_pct) << " measured " << format("%7.2f", r.predicted_pct)
+              << " predicted " << format("%+7.2f", r.predicted_pct - r.measured_pct) << "\n";
+        }
+      }
+    }
+  }
+  if (every_case) {
+    out << "\ncases\n";
+    for (const validation::CaseAccuracy& c : a.cases) {
+      out << "  "
+          << (c.duplicate  ? "dup  "
+              : c.training ? "train"
+                           : "held ")
+          << " " << c.name << std::string(c.name.size() < 78 ? 78 - c.name.size() : 1, ' ')
+          << format("%7.2f", c.measured_tflops) << " measured "
+          << format("%7.2f", c.predicted_tflops) << " predicted "
+          << format("%+6.1f%%", c.error_percent) << "  " << to_string(c.binding) << "\n";
+    }
+  }
+  return out.str();
+}
+
+namespace {
+
+nlohmann::json l2_rows_json(const std::vector<validation::L2Agreement::Row>& rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const validation::L2Agreement::Row& r : rows) {
+    j.push_back({{"name", r.name},
+                 {"measured_pct", r.measured_pct},
+                 {"predicted_pct", r.predicted_pct},
+                 {"error_pp", r.predicted_pct - r.measured_pct}});
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
+  nlohmann::json j;
+  j["spec_id"] = a.spec_id;
+  j["measurement_revision"] = a.measurement_revision;
+  j["training_split"] = a.training_split;
+  nlohmann::json parameters;
+  const double values[] = {a.fit.calibration.issue_scale,   a.fit.calibration.shared_memory_scale,
+                           a.fit.calibration.latency_scale, a.fit.calibration.l2_scale,
+                           a.fit.calibration.dram_scale,    a.fit.calibration.launch_overhead_s};
+  for (int i = 0; i < kFittedParameterCount; ++i) {
+    parameters[std::string(fitted_parameter_name(i))] = {
+        {"value", values[i]}, {"fitted", a.fit.fitted[static_cast<std::size_t>(i)]}};
+  }
+  j["calibration"] = parameters;
+  j["training"] = summary_json(a.training);
+  j["held_out"] = summary_json(a.held_out);
+  j["all"] = summary_json(a.all);
+  j["uncalibrated_all"] = summary_json(a.uncalibrated_all);
+  for (const auto& [rung, s] : a.per_rung) j["per_rung"][std::to_string(rung)] = summary_json(s);
+  for (const validation::SweepShape& s : a.sweep) {
+    j["sweep"].push_back({{"problem", problem_text(s.problem)},
+                          {"configs", s.configs},
+                          {"spearman", s.spearman},
+                          {"measured_best", s.measured_best},
+                          {"measured_best_tflops", s.measured_best_tflops},
+                          {"predicted_best", s.predicted_best},
+                          {"predicted_best_measured_tflops", s.predicted_best_measured_tflops},
+                          {"top1_fraction", s.top1_fraction},
+                          {"best_of_top5_fraction", s.best_of_top5_fraction}});
+  }
+  j["sweep_spearman_all"] = a.sweep_spearman_all;
+  for (const validation::L2Agreement& l2 : a.l2) {
+    j["l2"].push_back({{"model", to_string(l2.model)},
+                       {"cases", l2.cases},
+                       {"mean_abs_error_pp", l2.mean_abs_error_pp},
+                       {"max_abs_error_pp", l2.max_abs_error_pp},
+                       {"worst_case", l2.worst_case},
+                       {"rows", l2_rows_json(l2.rows)},
+                       {"not_comparable", l2_rows_json(l2.not_comparable)}});
+  }
+  for (const validation::CaseAccuracy& c : a.cases) {
+    j["cases"].push_back({{"name", c.name},
+                          {"set", to_string(c.set)},
+                          {"training", c.training},
+                          {"duplicate", c.duplicate},
+                          {"measured_tflops", c.measured_tflops},
+                          {"predicted_tflops", c.predicted_tflops},
+                          {"uncalibrated_tflops", c.uncalibrated_tflops},
+                          {"error_percent", c.error_percent},
+                          {"binding", to_string(c.binding)}});
+  }
+  return j;
+}
+
+}  // namespace roofcast::views
