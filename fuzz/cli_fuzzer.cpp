@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "roofcast/cli/cli.hpp"
 #include "fuzz_check.hpp"
+#include "roofcast/cli/cli.hpp"
 
 namespace {
 

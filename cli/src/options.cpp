@@ -245,9 +245,9 @@ DataRoot data_root_from(const po::variables_map& vm) {
     std::error_code ignored;
     return fs::is_directory(folder / "data", ignored);
   };
-  const auto found = [&](const fs::path& folder, const char* how) {
+  const auto found = [](const fs::path& folder) {
     std::error_code ignored;
-    return DataRoot{folder, how, fs::is_directory(folder / "reports", ignored)};
+    return DataRoot{folder, fs::is_directory(folder / "reports", ignored)};
   };
   if (vm.count("root")) {
     const fs::path root = vm["root"].as<std::string>();
@@ -255,7 +255,7 @@ DataRoot data_root_from(const po::variables_map& vm) {
       throw UsageError("--root: " + json_input::quote_for_message(root.string()) +
                        " has no data/ folder (give the repository root)");
     }
-    return found(root, "--root");
+    return found(root);
   }
   std::vector<std::string> tried;
   if (const char* env = std::getenv("ROOFCAST_ROOT"); env != nullptr && *env != '\0') {
@@ -263,14 +263,14 @@ DataRoot data_root_from(const po::variables_map& vm) {
       throw UsageError("ROOFCAST_ROOT=" + json_input::quote_for_message(env) +
                        " has no data/ folder");
     }
-    return found(env, "ROOFCAST_ROOT");
+    return found(env);
   }
   tried.push_back("ROOFCAST_ROOT (not set)");
   std::error_code error;
   const fs::path executable = fs::read_symlink("/proc/self/exe", error);
   if (!error) {
     const fs::path share = executable.parent_path().parent_path() / "share" / "roofcast";
-    if (holds_data(share)) return found(share, "installed");
+    if (holds_data(share)) return found(share);
     tried.push_back(share.string());
 #ifdef ROOFCAST_BUILD_DIR
     // A roofcast run from its own build tree reads the checkout it was built from.
@@ -278,11 +278,11 @@ DataRoot data_root_from(const po::variables_map& vm) {
     const auto [mismatch, unused] =
         std::mismatch(build_dir.begin(), build_dir.end(), executable.begin(), executable.end());
     if (mismatch == build_dir.end() && holds_data(ROOFCAST_SOURCE_DIR)) {
-      return found(ROOFCAST_SOURCE_DIR, "build tree");
+      return found(ROOFCAST_SOURCE_DIR);
     }
 #endif
   }
-  if (holds_data(".")) return found(".", "working directory");
+  if (holds_data(".")) return found(".");
   tried.push_back("the working directory");
   std::string places;
   for (const std::string& place : tried) places += (places.empty() ? "" : ", ") + place;

@@ -94,10 +94,9 @@ void require_same_gpu(const GpuSpec& gpu, const validation::LadderMeasurement& m
                       const std::string& path);
 
 /// Where the committed data (data/measurements, data/calibration, data/reference, data/notes) is
-/// read from, and how it was found.
+/// read from.
 struct DataRoot {
   std::filesystem::path path;  ///< the folder that holds data/
-  std::string found_by;        ///< --root, ROOFCAST_ROOT, installed, build tree, working directory
   bool checkout = false;       ///< a repository checkout (reports/ beside data/): reports go there
 };
 

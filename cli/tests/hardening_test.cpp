@@ -21,8 +21,8 @@
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/spec.hpp"
-#include "support/cli_runner.hpp"
 #include "roofcast/views/views.hpp"
+#include "support/cli_runner.hpp"
 
 namespace roofcast {
 namespace {

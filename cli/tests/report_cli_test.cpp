@@ -74,8 +74,8 @@ TEST(ReportCli, EveryCommittedReportIsRegeneratedExactly) {
           << "reports/" << id << "/" << name << " is not committed; run `build/cli/roofcast "
           << "report --gpu " << id << "` from the repository root";
       EXPECT_EQ(read_file(out / name), read_file(committed / name))
-          << "reports/" << id << "/" << name
-          << " is stale: run `build/cli/roofcast report --gpu " << id
+          << "reports/" << id << "/" << name << " is stale: run `build/cli/roofcast report --gpu "
+          << id
           << "` from the repository root (figures need the same gnuplot version as recorded in "
              "the report)";
     }

@@ -10,8 +10,8 @@
 
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
-#include "sgemm_check.hpp"
 #include "roofcast/validation/validate_runner.hpp"
+#include "sgemm_check.hpp"
 
 namespace roofcast::validation {
 namespace {

@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "roofcast/validation/ncu_pass.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
+#include "roofcast/validation/ncu_pass.hpp"
 #include "roofcast/validation/validate_plan.hpp"
 
 namespace roofcast::validation {

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "roofcast/views/report_data.hpp"
 #include "roofcast/gemm.hpp"
 #include "roofcast/json_input.hpp"
+#include "roofcast/views/report_data.hpp"
 
 namespace roofcast::views {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "roofcast/views/report_views.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/views/report_views.hpp"
 
 namespace roofcast::views {
 

@@ -15,7 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "roofcast/views/report_data.hpp"
 #include "roofcast/calibration.hpp"
 #include "roofcast/gemm.hpp"
 #include "roofcast/predict.hpp"
@@ -23,6 +22,7 @@
 #include "roofcast/validation/ladder_measurements.hpp"
 #include "roofcast/validation/model_accuracy.hpp"
 #include "roofcast/validation/selection.hpp"
+#include "roofcast/views/report_data.hpp"
 #include "roofcast/views/views.hpp"
 
 namespace roofcast::views {
