@@ -147,23 +147,16 @@ int run_predict(const std::vector<std::string>& args) {
   roofcast::PredictInput in;
   in.problem = problem_from(vm);
   gemm::TileConfig& c = in.config;
-  roofcast::views::PredictReport report;
+  std::vector<std::string> notes;  // how unspecified tile parameters were derived
   if (vm.count("kernel")) {
     refuse_with_kernel(vm, {"rung", "bm", "bn", "bk", "tm", "tn", "wm", "wn", "threads", "stages",
                             "vector", "layout", "cluster"});
     c = kernel_from(vm);
   } else {
-    config_from_flags(vm, c, report.notes);
+    config_from_flags(vm, c, notes);
   }
 
   in.raster = raster_from(vm);
-  if (in.raster.kind == gemm::RasterKind::kZOrder) {
-    report.notes.push_back("Z-order is modelled only: the ladder kernels do not launch it");
-  } else if (in.raster.kind != gemm::RasterKind::kRowMajor &&
-             !roofcast::kernels::takes_raster_order(c)) {
-    report.notes.push_back("rungs 1-6 launch row-major only: this is what " +
-                           gemm::to_string(in.raster) + " would give");
-  }
   const auto l2_model = roofcast::parse_l2_model(vm["l2-model"].as<std::string>());
   if (!l2_model) {
     throw UsageError("--l2-model must be one of roofcast, published; got '" +
@@ -178,30 +171,8 @@ int run_predict(const std::vector<std::string>& args) {
   in.c_is_read = vm["beta"].as<double>() != 0.0;
   in.shared_memory_bytes = roofcast::kernels::shared_memory_bytes(c);
   in.min_blocks_per_sm = roofcast::kernels::launch_bounds_min_blocks(c);
-  const int needed_cc = roofcast::kernels::minimum_compute_capability(c);
-  if (gpu.compute_capability.number() < needed_cc) {
-    report.notes.push_back("the ladder kernel needs compute capability " +
-                           std::to_string(needed_cc / 10) + "." + std::to_string(needed_cc % 10) +
-                           ": it does not run on " + gpu.id);
-  }
-
-  report.gpu = gpu;
-  report.input = in;
-  report.kernel_id = roofcast::kernels::kernel_id(c);
-  report.rung_name = std::string(roofcast::kernels::rung_name(c.rung));
-  report.in_registry =
-      roofcast::kernels::find_kernel(report.kernel_id) < roofcast::kernels::kRegistrySize;
-  roofcast::Calibration calibration;
-  if (vm.count("uncalibrated") == 0U) {
-    if (const auto stored = roofcast::embedded_calibration(gpu.id)) {
-      calibration = stored->parameters;
-      report.notes.push_back("calibrated: data/calibration/" + gpu.id + ".json, fitted on " +
-                             stored->measurement + " (" + stored->training_split + " split; MAPE " +
-                             format_percent(stored->training_mape_percent) + " training, " +
-                             format_percent(stored->held_out_mape_percent) + " held-out)");
-    }
-  }
-  report.prediction = roofcast::kernels::predict(gpu, in, calibration);
+  const roofcast::views::PredictReport report = roofcast::views::make_predict_report(
+      gpu, in, vm.count("uncalibrated") == 0U, std::move(notes));
   if (vm.count("json")) {
     std::cout << roofcast::views::predict_json(report).dump(2) << "\n";
   } else {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "commands.hpp"
 #include "options.hpp"
 #include "roofcast/kernels/registry.hpp"
@@ -121,7 +123,7 @@ int run_rank(const std::vector<std::string>& args) {
   options.prune.drop_spilling = vm.count("drop-spilling") != 0U;
   options.best_raster_only = vm.count("all-rasters") == 0U;
   roofcast::views::RankReport report;
-  report.gpu_id = gpu.id;
+  report.gpu = gpu;
   report.space = space;
   if (one_problem) {
     // Named as a problems file names a problem without a name: "MxNxK".
@@ -132,19 +134,26 @@ int run_rank(const std::vector<std::string>& args) {
   } else {
     report.problems = roofcast::tune::load_problems(vm["problems"].as<std::string>());
   }
-  for (const auto& problem : report.problems) {
-    report.rankings.push_back(roofcast::tune::rank(gpu, problem.problem, candidates, options));
+  // Each problem is printed as soon as it is ranked (text and CSV; a JSON document is written
+  // whole at the end), and a terminal sees a progress line on stderr.
+  const bool progress = ::isatty(STDERR_FILENO) != 0 && report.problems.size() > 1;
+  if (output == Output::kCsv) std::cout << roofcast::views::rank_csv_header();
+  for (std::size_t i = 0; i < report.problems.size(); ++i) {
+    if (progress) {
+      std::cerr << "\r[" << i + 1 << "/" << report.problems.size() << "] ranking "
+                << report.problems[i].name << "\x1b[K" << std::flush;
+    }
+    report.rankings.push_back(
+        roofcast::tune::rank(gpu, report.problems[i].problem, candidates, options));
+    if (vm.count("uncalibrated")) report.rankings.back().calibrated = false;
+    if (output == Output::kCsv) {
+      std::cout << roofcast::views::rank_problem_csv(report, i) << std::flush;
+    } else if (output == Output::kText) {
+      std::cout << roofcast::views::rank_problem_text(report, i) << std::flush;
+    }
   }
-  if (vm.count("uncalibrated")) {
-    for (auto& ranking : report.rankings) ranking.calibrated = false;
-  }
-  if (output == Output::kJson) {
-    std::cout << roofcast::views::rank_json(report).dump(2) << "\n";
-  } else if (output == Output::kCsv) {
-    std::cout << roofcast::views::rank_csv(report);
-  } else {
-    std::cout << roofcast::views::rank_text(report);
-  }
+  if (progress) std::cerr << "\r\x1b[K" << std::flush;
+  if (output == Output::kJson) std::cout << roofcast::views::rank_json(report).dump(2) << "\n";
   return 0;
 }
 

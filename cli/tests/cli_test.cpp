@@ -74,12 +74,13 @@ TEST(CliJson, OccupancyJsonIsValidAndCarriesEveryPart) {
   ASSERT_EQ(run.exit_code, 0);
   const nlohmann::json j = nlohmann::json::parse(run.out);
   for (const char* key :
-       {"gpu", "kernel", "blocks_per_sm", "occupancy", "limited_by", "limits_blocks_per_sm",
+       {"schema_version", "kind", "gpu", "kernel", "blocks_per_sm", "occupancy", "limiters",
+        "limits_blocks_per_sm",
         "allocation_per_block", "carveout_bytes", "headroom"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["blocks_per_sm"], 2);  // A = 6400: 2 warps per sub-partition, 8 warps, 4 each
-  EXPECT_EQ(j["limited_by"], nlohmann::json::array({"registers"}));
+  EXPECT_EQ(j["limiters"], nlohmann::json::array({"registers"}));
 }
 
 TEST(CliErrors, UsageAndUnknownCommands) {
@@ -156,7 +157,7 @@ TEST(CliSpecFile, OccupancyAcceptsAUserSpecFile) {
   EXPECT_EQ(j["blocks_per_sm"], 16);
   const CliRun listed = run_cli("gpus --json --spec '" + path.string() + "'");
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
-  const nlohmann::json gpus = nlohmann::json::parse(listed.out);
+  const nlohmann::json gpus = nlohmann::json::parse(listed.out)["gpus"];
   ASSERT_EQ(gpus.size(), roofcast::embedded_specs().size() + 1);  // the database and the file
   EXPECT_EQ(gpus.back()["id"], "my-h100");
   EXPECT_EQ(gpus.back()["origin"], path.string());
@@ -199,8 +200,8 @@ TEST(CliLadder, EveryGpuEveryHeadlineConfig) {
           << spec.id << " rung " << rung;
       if (!row["supported"].get<bool>() || !row["launchable"].get<bool>()) continue;
       // Never above the FFMA ceiling in effect.
-      EXPECT_LE(row["tflops"].get<double>(), peak * 1.0000001) << spec.id << " " << row["kernel"];
-      EXPECT_GT(row["tflops"].get<double>(), 0) << spec.id << " " << row["kernel"];
+      EXPECT_LE(row["tflops"].get<double>(), peak * 1.0000001) << spec.id << " " << row["kernel_id"];
+      EXPECT_GT(row["tflops"].get<double>(), 0) << spec.id << " " << row["kernel_id"];
     }
     EXPECT_EQ(rungs.size(), 10U) << spec.id;
   }
@@ -270,7 +271,7 @@ TEST(CliKernel, OccupancyOfEveryLadderIdIsTheLaddersOwn) {
   const nlohmann::json rows = nlohmann::json::parse(ladder.out)["gpus"][0]["ladder"];
   ASSERT_EQ(rows.size(), 11u);
   for (const nlohmann::json& row : rows) {
-    const std::string id = row["kernel"];
+    const std::string id = row["kernel_id"];
     const CliRun run = run_cli("occupancy --gpu h200-sxm --kernel " + id + " --json");
     ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
     const nlohmann::json j = nlohmann::json::parse(run.out);
@@ -342,7 +343,7 @@ TEST(CliCsv, GpusTableSweepAndLadder) {
   const auto steps = nlohmann::json::parse(json.out)["sweep"]["steps"];
   const auto step_rows =
       csv_body(csv.out, {"first_registers_per_thread", "last_registers_per_thread", "blocks_per_sm",
-                         "occupancy_percent", "limited_by"});
+                         "occupancy_percent", "limiters"});
   ASSERT_EQ(step_rows.size(), steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
     EXPECT_EQ(step_rows[i][0], std::to_string(steps[i]["first"].get<int>()));
@@ -356,8 +357,8 @@ TEST(CliCsv, GpusTableSweepAndLadder) {
   EXPECT_EQ(ladder_rows.size(), embedded_specs().size() * 11);
   const CliRun ladder_json = run_cli("ladder --json");
   const nlohmann::json first = nlohmann::json::parse(ladder_json.out)["gpus"][0]["ladder"][0];
-  EXPECT_EQ(ladder_rows[0][3], first["kernel"]);
-  EXPECT_EQ(std::stod(ladder_rows[0][13]), first["time_s"].get<double>())
+  EXPECT_EQ(ladder_rows[0][3], first["kernel_id"]);
+  EXPECT_EQ(std::stod(ladder_rows[0][14]), first["time_s"].get<double>())
       << "time_s is written exactly";
 
   expect_error("gpus --csv --json", 2, "give --json or --csv, not both");

@@ -249,6 +249,8 @@ TEST(ReportCli, JsonCarriesTheSameNumbers) {
   const CliRun run = run_cli("report --gpu h200-sxm --root '" + kRoot.string() + "' --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("kind"), "report");
   EXPECT_TRUE(j.at("validated").get<bool>());
   EXPECT_EQ(j.at("gpu").at("id"), "h200-sxm");
   EXPECT_EQ(j.at("runs").at(0).at("revision"), "8b790e0");
@@ -256,7 +258,8 @@ TEST(ReportCli, JsonCarriesTheSameNumbers) {
   const auto& rows = j.at("ladder").at("rows");
   EXPECT_EQ(rows.size(), 11u);  // rungs 1-10, two rung-6 headlines
   for (const auto& row : rows) {
-    EXPECT_GT(row.at("measured_TFLOPS").get<double>(), 0);
+    EXPECT_GT(row.at("measured_tflops").get<double>(), 0);
+    EXPECT_TRUE(row.at("limiters").is_array());
     EXPECT_EQ(row.at("blocks_per_sm"), row.at("runtime_blocks_per_sm"));
   }
   const CliRun v100 = run_cli("report --gpu v100-sxm2-32gb --root '" + kRoot.string() + "' --json");
@@ -264,7 +267,7 @@ TEST(ReportCli, JsonCarriesTheSameNumbers) {
   const nlohmann::json p = nlohmann::json::parse(v100.out);
   EXPECT_FALSE(p.at("validated").get<bool>());
   EXPECT_TRUE(p.at("errors").is_null());
-  EXPECT_EQ(p.at("transferred_calibration").at("gpu"), "h200-sxm");
+  EXPECT_EQ(p.at("transferred_calibration").at("gpu_id"), "h200-sxm");
 }
 
 // ---- loaders -------------------------------------------------------------------------------

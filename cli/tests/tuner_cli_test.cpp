@@ -38,7 +38,9 @@ TEST(RankCli, JsonListsTheTopConfigsPerProblemFastestFirst) {
                              "' --top 4 --rungs 8,9 --rasters grouped:8 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(run.out);
-  EXPECT_EQ(j.at("gpu"), "h200-sxm");
+  EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("kind"), "ranking");
+  EXPECT_EQ(j.at("gpu").at("id"), "h200-sxm");
   EXPECT_TRUE(j.at("calibrated").get<bool>());
   ASSERT_EQ(j.at("problems").size(), 2u);
   for (const auto& p : j.at("problems")) {
@@ -49,8 +51,8 @@ TEST(RankCli, JsonListsTheTopConfigsPerProblemFastestFirst) {
       const int rung = r.at("config").at("rung");
       EXPECT_TRUE(rung == 8 || rung == 9);
       EXPECT_EQ(r.at("raster"), "grouped:8");
-      EXPECT_GE(r.at("predicted_time_s").get<double>(), previous);
-      previous = r.at("predicted_time_s");
+      EXPECT_GE(r.at("time_s").get<double>(), previous);
+      previous = r.at("time_s");
       EXPECT_GT(r.at("explanation").at("blocks_per_sm").get<int>(), 0);
       EXPECT_FALSE(r.at("explanation").at("binding_term").get<std::string>().empty());
     }
@@ -67,7 +69,7 @@ TEST(RankCli, RegistrySpaceAndPruningFlags) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json j = nlohmann::json::parse(run.out);
   for (const auto& p : j.at("problems")) {
-    EXPECT_GT(p.at("pruned").at("few_blocks").get<int>(), 0);
+    EXPECT_GT(p.at("pruned_candidates").at("few_blocks").get<int>(), 0);
     EXPECT_EQ(p.at("ranked").size(), p.at("kept").get<std::size_t>());
     for (const auto& r : p.at("ranked")) {
       EXPECT_GE(r.at("explanation").at("blocks_per_sm").get<int>(), 2);
@@ -216,7 +218,7 @@ TEST(RankCli, TiesAreMarkedAndGoToFewerResources) {
   for (std::size_t i = 1; i < ranked.size(); ++i) {
     const auto& before = ranked[i - 1];
     const auto& x = ranked[i];
-    const bool tied = x["predicted_time_s"] == before["predicted_time_s"];
+    const bool tied = x["time_s"] == before["time_s"];
     EXPECT_EQ(x["tied_with_previous"].get<bool>(), tied) << x["kernel_id"];
     if (!tied) continue;
     ++ties;
@@ -250,14 +252,14 @@ TEST(RankCli, RankedIdsRoundTripThroughPredict) {
     for (const auto& r : problem["ranked"]) {
       const std::string id = r["kernel_id"];
       const CliRun predicted = run_cli_args(
-          {"predict", "--gpu", "h200-sxm", "--m", std::to_string(problem["m"].get<long long>()),
-           "--n", std::to_string(problem["n"].get<long long>()), "--k",
-           std::to_string(problem["k"].get<long long>()), "--kernel", id, "--raster",
+          {"predict", "--gpu", "h200-sxm", "--m", std::to_string(problem["problem"]["m"].get<long long>()),
+           "--n", std::to_string(problem["problem"]["n"].get<long long>()), "--k",
+           std::to_string(problem["problem"]["k"].get<long long>()), "--kernel", id, "--raster",
            r["raster"].get<std::string>(), "--json"});
       ASSERT_EQ(predicted.exit_code, 0) << id << ": " << predicted.err;
       const nlohmann::json p = nlohmann::json::parse(predicted.out);
       EXPECT_EQ(p["kernel"]["id"], id);
-      EXPECT_DOUBLE_EQ(p["time_s"].get<double>(), r["predicted_time_s"].get<double>()) << id;
+      EXPECT_DOUBLE_EQ(p["time_s"].get<double>(), r["time_s"].get<double>()) << id;
     }
   }
 }

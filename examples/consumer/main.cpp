@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
           "%d registers%s\n",
           why.occupancy, why.blocks_per_sm, roofcast::limiter_names(why.occupancy_limiters).c_str(),
           static_cast<long long>(why.grid_blocks), static_cast<long long>(why.waves),
-          why.tail_efficiency, 100 * why.l2_hit_rate,
+          why.tail_efficiency, 100 * why.l2_operand_hit_rate,
           std::string(roofcast::to_string(why.binding_term)).c_str(),
           std::string(roofcast::to_string(why.binding_level)).c_str(), why.roofline_TFLOPS,
           why.registers_per_thread, why.registers_estimated ? " (estimated)" : "");

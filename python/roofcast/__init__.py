@@ -1,6 +1,7 @@
 """roofcast: predict GPU SGEMM kernel performance analytically, and rank configs for tuners.
 
-The C++ model and tuner API (roofcast._core) with results as plain dicts:
+The C++ model and tuner API (roofcast._core). Results are the documents of docs/schema.md, the
+same that the CLI prints with --json:
 
     >>> import roofcast
     >>> gpu = roofcast.spec("h200-sxm")
@@ -8,8 +9,11 @@ The C++ model and tuner API (roofcast._core) with results as plain dicts:
     (2048, 132)
     >>> roofcast.occupancy(gpu, threads=256, registers_per_thread=128)["blocks_per_sm"]
     2
-    >>> best = roofcast.rank("h200-sxm", (4096, 4096, 4096), top=3)["ranked"][0]
-    >>> best["kernel_id"], best["time_s"], best["why"]["occupancy_limiter"]  # doctest: +SKIP
+    >>> p = roofcast.predict(gpu, (4096, 4096, 4096), roofcast.TileConfig.from_id(
+    ...     "r09_bm128_bn128_bk16_tm8_tn8_wm64_wn32_t256_s2_v4_plain"))  # doctest: +SKIP
+    >>> p.tflops, p["occupancy"]["limiters"], p["l2"]["l2_operand_hit_rate"]  # doctest: +SKIP
+    >>> best = roofcast.rank("h200-sxm", (4096, 4096, 4096), top=3)["problems"][0]["ranked"][0]
+    >>> best["kernel_id"], best["time_s"], best["explanation"]["limiters"]  # doctest: +SKIP
 
 `gpu` arguments take a GpuSpec, an embedded id ("h200-sxm") or a path to a spec file ending in
 ".json". Problems are (M, N, K). Tuner adapters (Triton, Kernel Tuner) are in
@@ -22,6 +26,7 @@ from roofcast._core import (
     GpuSpec,
     MeasuredCeilings,
     PeakTflops,
+    Prediction,
     SmLimits,
     SpaceBounds,
     SpecError,
@@ -47,6 +52,7 @@ __all__ = [
     "GpuSpec",
     "MeasuredCeilings",
     "PeakTflops",
+    "Prediction",
     "SmLimits",
     "SpaceBounds",
     "SpecError",
@@ -65,3 +71,8 @@ __all__ = [
     "spec",
     "with_raster_orders",
 ]
+
+# A Prediction reads like a read-only dict (the document); say so to isinstance checks.
+import collections.abc as _abc
+
+_abc.Mapping.register(Prediction)

@@ -214,8 +214,8 @@ def triton_early_config_prune(
                 drop_spilling=drop_spilling,
                 calibrated=calibrated,
             )
-            for item in ranking["ranked"]:  # fastest first: the first seen is the best
-                best.setdefault(owner[item["index"]], item)
+            for item in ranking["problems"][0]["ranked"]:  # fastest first: the first is the best
+                best.setdefault(owner[item["candidate_index"]], item)
         scores = []
         for i, config in enumerate(configs):
             item = best.get(i)
@@ -225,7 +225,7 @@ def triton_early_config_prune(
                     "time_s": item["time_s"] if item else None,
                     "kernel_id": item["kernel_id"] if item else None,
                     "raster": item["raster"] if item else None,
-                    "why": item["why"] if item else None,
+                    "explanation": item["explanation"] if item else None,
                 }
             )
         early_config_prune.last_scores = scores
@@ -388,15 +388,20 @@ def kernel_tuner_restriction(
                 calibrated=calibrated,
                 list_pruned=True,
             )
-            if ranking["ranked"]:
-                item = ranking["ranked"][0]
+            result = ranking["problems"][0]
+            if result["ranked"]:
+                item = result["ranked"][0]
                 verdict.update(
-                    admitted=True, reason="none", detail="", time_s=item["time_s"], why=item["why"]
+                    admitted=True,
+                    reason="none",
+                    detail="",
+                    time_s=item["time_s"],
+                    explanation=item["explanation"],
                 )
             else:
                 verdict.update(
                     admitted=False,
-                    reason=ranking["pruned"][0]["reason"],
+                    reason=result["pruned"][0]["reason"],
                     detail="pruned by rank()",
                     time_s=None,
                 )
@@ -426,13 +431,13 @@ def kernel_tuner_restriction(
                     drop_spilling=drop_spilling,
                     calibrated=calibrated,
                 )
-                times = [item["time_s"] for item in ranking["ranked"]]
+                times = [item["time_s"] for item in ranking["problems"][0]["ranked"]]
             best.append(min(times) if times else None)
         return best[0]
 
     def explain(params: Mapping[str, Any]) -> Dict[str, Any]:
         """Why the point is admitted or not: config, kernel_id, admitted, reason, detail,
-        time_s (and why, the prediction's explanation, when it launches)."""
+        time_s (and explanation, the ranked entry's explanation, when it launches)."""
         verdict = dict(judge(config_of(params)))
         if verdict["admitted"] and within is not None:
             reference = best_time()

@@ -17,7 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "roofcast/calibration.hpp"
 #include "roofcast/gemm.hpp"
+#include "roofcast/gemm_json.hpp"
 #include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
@@ -27,6 +29,8 @@
 #include "roofcast/traffic.hpp"
 #include "roofcast/tune/rank.hpp"
 #include "roofcast/tune/space.hpp"
+#include "roofcast/views/rank_views.hpp"
+#include "roofcast/views/views.hpp"
 
 namespace py = pybind11;
 
@@ -92,98 +96,85 @@ Calibration calibration_for(const GpuSpec& gpu, bool calibrated, bool* used) {
   return tune::default_calibration(gpu, used);
 }
 
-// ---- results as dicts -------------------------------------------------------------------------
+// ---- results as the documents of docs/schema.md ---------------------------------------------
 
-py::list limiter_list(unsigned limiters) {
-  py::list names;
-  for (Limiter bit : {kLimitWarps, kLimitRegisters, kLimitSharedMemory, kLimitBlocks}) {
-    if ((limiters & bit) != 0) names.append(limiter_names(bit));
+/// A JSON value as the Python object json.loads would give (dict, list, str, int, float, bool,
+/// None): the documents are written once, by the views, and Python receives them as they are.
+py::object to_python(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: {
+      py::dict out;
+      for (const auto& [key, item] : value.items()) out[py::str(key)] = to_python(item);
+      return std::move(out);
+    }
+    case nlohmann::json::value_t::array: {
+      py::list out(value.size());
+      for (std::size_t i = 0; i < value.size(); ++i) out[i] = to_python(value[i]);
+      return std::move(out);
+    }
+    case nlohmann::json::value_t::string:
+      return py::str(value.get_ref<const std::string&>());
+    case nlohmann::json::value_t::boolean:
+      return py::bool_(value.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return py::int_(value.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return py::int_(value.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return py::float_(value.get<double>());
+    default:
+      return py::none();
   }
-  return names;
 }
 
-py::dict config_dict(const TileConfig& c) {
-  py::dict d;
-  d["rung"] = c.rung;
-  d["layout"] = std::string(gemm::to_string(c.layout));
-  d["bm"] = c.bm;
-  d["bn"] = c.bn;
-  d["bk"] = c.bk;
-  d["tm"] = c.tm;
-  d["tn"] = c.tn;
-  d["wm"] = c.wm;
-  d["wn"] = c.wn;
-  d["threads"] = c.threads;
-  d["stages"] = c.stages;
-  d["vector_width"] = c.vector_width;
-  d["cluster"] = c.cluster;
-  return d;
-}
+/// roofcast.predict's result: the "prediction" document, built when first read. time_s, tflops,
+/// launchable and kernel_id are attributes that need no document (the tuner's hot path); item
+/// access, keys(), to_dict() and to_json() give the document, the same as `roofcast predict
+/// --json` prints for the same inputs.
+class PythonPrediction {
+ public:
+  PythonPrediction(const GpuSpec& gpu, const PredictInput& input, Prediction prediction,
+                   std::optional<StoredCalibration> stored)
+      : gpu_(gpu), input_(input), prediction_(std::move(prediction)), stored_(std::move(stored)) {}
 
-py::dict explanation_dict(const tune::Explanation& e) {
-  py::dict d;
-  d["registers_per_thread"] = e.registers_per_thread;
-  d["registers_estimated"] = e.registers_estimated;
-  d["spill_bytes_per_thread"] = e.spill_bytes_per_thread;
-  d["shared_memory_bytes"] = e.shared_memory_bytes;
-  d["threads"] = e.threads;
-  d["blocks_per_sm"] = e.blocks_per_sm;
-  d["occupancy"] = e.occupancy;
-  d["occupancy_limiter"] = limiter_names(e.occupancy_limiters);
-  d["occupancy_limiters"] = limiter_list(e.occupancy_limiters);
-  d["grid_blocks"] = e.grid_blocks;
-  d["waves"] = e.waves;
-  d["tail_efficiency"] = e.tail_efficiency;
-  d["l2_hit_rate"] = e.l2_hit_rate;
-  d["binding_term"] = std::string(to_string(e.binding_term));
-  d["binding_level"] = std::string(to_string(e.binding_level));
-  d["roofline_TFLOPS"] = e.roofline_TFLOPS;
-  return d;
-}
+  py::object time_s() const {
+    return prediction_.launchable ? py::object(py::float_(prediction_.time_s)) : py::none();
+  }
+  py::object tflops() const {
+    return prediction_.launchable ? py::object(py::float_(prediction_.tflops)) : py::none();
+  }
+  bool launchable() const { return prediction_.launchable; }
+  std::string kernel_id() const { return kernels::kernel_id(prediction_.config); }
 
-py::dict occupancy_dict(const OccupancyResult& r) {
-  py::dict d;
-  d["blocks_per_sm"] = r.blocks_per_sm;
-  d["occupancy"] = r.occupancy;
-  d["active_warps"] = r.active_warps;
-  d["max_warps"] = r.max_warps;
-  d["limiter"] = limiter_names(r.limiters);
-  d["limiters"] = limiter_list(r.limiters);
-  d["launchable"] = r.launchable();
-  d["failure"] =
-      r.launchable() ? py::object(py::none()) : py::object(py::str(to_string(r.failure)));
-  auto limit = [](int blocks) {
-    return blocks == LimitBlocks::kUnlimited ? py::object(py::none())
-                                             : py::object(py::int_(blocks));
-  };
-  py::dict per_limit;
-  per_limit["warps"] = limit(r.limit.warps);
-  per_limit["registers"] = limit(r.limit.registers);
-  per_limit["shared_memory"] = limit(r.limit.shared_memory);
-  per_limit["blocks"] = limit(r.limit.blocks);
-  d["blocks_per_limit"] = per_limit;
-  py::dict allocation;
-  allocation["warps"] = r.allocation.warps;
-  allocation["registers_per_warp"] = r.allocation.registers_per_warp;
-  allocation["registers_per_block"] = r.allocation.registers_per_block;
-  allocation["shared_memory_bytes"] = r.allocation.shared_memory_bytes;
-  allocation["shared_memory_limit_bytes"] = r.allocation.shared_memory_limit_bytes;
-  d["allocation"] = allocation;
-  d["carveout_bytes"] = r.carveout_bytes;
-  py::dict headroom;
-  headroom["registers_addable"] = r.headroom.registers_addable;
-  headroom["registers_to_gain_block"] = r.headroom.registers_to_gain_block;
-  headroom["shared_memory_addable_bytes"] = r.headroom.shared_memory_addable_bytes;
-  headroom["shared_memory_to_gain_block_bytes"] = r.headroom.shared_memory_to_gain_block_bytes;
-  d["headroom"] = headroom;
-  return d;
-}
+  const nlohmann::json& document() const {
+    if (!document_) {
+      document_ = views::predict_json(views::predict_report_of(
+          gpu_, input_, prediction_, stored_ ? &*stored_ : nullptr));
+    }
+    return *document_;
+  }
+  const py::dict& dict() const {
+    if (!dict_) dict_ = to_python(document()).cast<py::dict>();
+    return *dict_;
+  }
 
-py::tuple problem_tuple(const gemm::Problem& p) { return py::make_tuple(p.m, p.n, p.k); }
+ private:
+  GpuSpec gpu_;
+  PredictInput input_;
+  Prediction prediction_;
+  std::optional<StoredCalibration> stored_;
+  mutable std::optional<nlohmann::json> document_;
+  mutable std::optional<py::dict> dict_;
+};
+
+/// A problem without a name is named "MxNxK", as in a problems file and `rank --m --n --k`.
+std::string problem_name(const gemm::Problem& p) {
+  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+}
 
 // ---- functions --------------------------------------------------------------------------------
 
-py::dict occupancy(const py::object& gpu, int threads, int registers_per_thread,
+py::object occupancy(const py::object& gpu, int threads, int registers_per_thread,
                    int shared_memory_bytes, int dynamic_shared_memory_bytes,
                    std::optional<int> carveout_percent) {
   std::optional<GpuSpec> storage;
@@ -194,13 +185,13 @@ py::dict occupancy(const py::object& gpu, int threads, int registers_per_thread,
   launch.static_shared_memory_bytes = shared_memory_bytes;
   launch.dynamic_shared_memory_bytes = dynamic_shared_memory_bytes;
   launch.carveout_percent = carveout_percent;
-  return occupancy_dict(compute_occupancy(spec.sm, launch));
+  return to_python(views::occupancy_json(views::make_occupancy_report(spec, launch, std::nullopt)));
 }
 
-py::dict predict_config(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
-                        const TileConfig& config, const std::string& raster,
-                        std::optional<int> registers_per_thread, int spill_bytes_per_thread,
-                        bool c_is_read, bool calibrated) {
+PythonPrediction predict_config(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
+                                const TileConfig& config, const std::string& raster,
+                                std::optional<int> registers_per_thread,
+                                int spill_bytes_per_thread, bool c_is_read, bool calibrated) {
   std::optional<GpuSpec> storage;
   const GpuSpec& spec = as_spec(gpu, storage);
   const Candidate candidate{config, as_raster(raster), registers_per_thread,
@@ -210,42 +201,17 @@ py::dict predict_config(const py::object& gpu, const std::array<std::int64_t, 3>
     throw std::invalid_argument("config " + kernels::kernel_id(input.config) +
                                 " breaks a tile rule: " + rule);
   }
-  bool used = false;
-  const Calibration calibration = calibration_for(spec, calibrated, &used);
+  std::optional<StoredCalibration> stored =
+      calibrated ? embedded_calibration(spec.id) : std::nullopt;
   Prediction p;
   {
     py::gil_scoped_release release;
-    p = kernels::predict(spec, input, calibration);
+    p = kernels::predict(spec, input, stored ? stored->parameters : Calibration{});
   }
-  py::dict d;
-  d["gpu"] = spec.id;
-  d["problem"] = problem_tuple(p.problem);
-  d["config"] = config_dict(p.config);
-  d["kernel_id"] = kernels::kernel_id(p.config);
-  d["raster"] = gemm::to_string(p.raster);
-  d["calibrated"] = used;
-  d["launchable"] = p.launchable;
-  d["not_runnable"] =
-      p.not_runnable != nullptr ? py::object(py::str(p.not_runnable)) : py::object(py::none());
-  d["occupancy"] = occupancy_dict(p.occupancy);
-  if (!p.launchable) {
-    d["time_s"] = py::none();
-    d["tflops"] = py::none();
-    d["why"] = py::none();
-    return d;
-  }
-  d["time_s"] = p.time_s;
-  d["tflops"] = p.tflops;
-  d["why"] = explanation_dict(tune::explain(p));
-  py::dict terms;
-  for (int t = 0; t < kTimeTermCount; ++t) {
-    terms[py::str(std::string(to_string(static_cast<TimeTerm>(t))))] = p.totals.seconds[t];
-  }
-  d["terms_s"] = terms;
-  return d;
+  return PythonPrediction(spec, input, std::move(p), std::move(stored));
 }
 
-py::dict rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
+py::object rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
                          const std::optional<std::vector<Candidate>>& candidates,
                          const std::optional<SpaceBounds>& bounds, std::size_t top,
                          double min_occupancy, int min_blocks_per_sm, bool drop_spilling,
@@ -276,41 +242,13 @@ py::dict rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3
       ranking = tune::rank(spec, as_problem(problem), space, options);
     }
   }
-  py::dict d;
-  d["gpu"] = ranking.gpu_id;
-  d["problem"] = problem_tuple(ranking.problem);
-  d["calibrated"] = used;
-  d["candidates"] = ranking.candidates;
-  d["kept"] = ranking.kept;
-  d["other_rasters"] = ranking.other_rasters;
-  py::dict by_reason;
-  for (int r = 0; r < tune::kPruneReasonCount; ++r) {
-    by_reason[py::str(std::string(tune::to_string(static_cast<tune::PruneReason>(r))))] =
-        ranking.pruned_by_reason[r];
-  }
-  d["pruned_by_reason"] = by_reason;
-  py::list ranked;
-  for (const tune::Ranked& r : ranking.ranked) {
-    py::dict item;
-    item["index"] = r.index;
-    item["config"] = config_dict(r.candidate.config);
-    item["kernel_id"] = kernels::kernel_id(r.candidate.config);
-    item["raster"] = gemm::to_string(r.candidate.raster);
-    item["time_s"] = r.time_s;
-    item["tflops"] = r.tflops;
-    item["why"] = explanation_dict(r.why);
-    ranked.append(item);
-  }
-  d["ranked"] = ranked;
-  py::list pruned;
-  for (const tune::Pruned& p : ranking.pruned) {
-    py::dict item;
-    item["index"] = p.index;
-    item["reason"] = std::string(tune::to_string(p.reason));
-    pruned.append(item);
-  }
-  d["pruned"] = pruned;
-  return d;
+  if (!used) ranking.calibrated = false;
+  views::RankReport report;
+  report.gpu = spec;
+  report.space = candidates ? "candidates" : "enumerated";
+  report.problems = {{problem_name(ranking.problem), ranking.problem}};
+  report.rankings = {std::move(ranking)};
+  return to_python(views::rank_json(report));
 }
 
 // ---- classes ----------------------------------------------------------------------------------
@@ -497,7 +435,18 @@ void bind_configs(py::module_& m) {
                              [](const TileConfig& c) { return kernels::shared_memory_bytes(c); })
       .def_property_readonly("derived_threads",
                              [](const TileConfig& c) { return kernels::derived_threads(c); })
-      .def("to_dict", &config_dict)
+      .def("to_dict", [](const TileConfig& c) { return to_python(gemm::config_json(c)); })
+      .def_static(
+          "from_id",
+          [](const std::string& id) {
+            std::string error;
+            const std::optional<TileConfig> c = kernels::parse_kernel_id(id, &error);
+            if (!c) throw std::invalid_argument("kernel id '" + id + "': " + error);
+            return *c;
+          },
+          py::arg("id"),
+          "The config a kernel id names (the ids that rank, ladder and the measurement files "
+          "print); ValueError says what in the id is wrong.")
       .def(py::self == py::self)  // NOLINT(misc-redundant-expression)
       .def("__hash__",
            [](const TileConfig& c) {
@@ -585,6 +534,45 @@ void bind_configs(py::module_& m) {
       "(reason, detail): why the config is not in the GPU's space; ('none', '') when it is.");
 }
 
+void bind_results(py::module_& m) {
+  py::class_<PythonPrediction>(
+      m, "Prediction",
+      "One prediction: the 'prediction' document of docs/schema.md (what `roofcast predict "
+      "--json` prints), read like a dict; time_s and tflops are None when the GPU cannot run "
+      "the kernel (cannot_launch_reason says why).")
+      .def_property_readonly("time_s", &PythonPrediction::time_s, "Predicted seconds, or None.")
+      .def_property_readonly("tflops", &PythonPrediction::tflops, "Predicted TFLOPS, or None.")
+      .def_property_readonly("launchable", &PythonPrediction::launchable)
+      .def_property_readonly("kernel_id", &PythonPrediction::kernel_id)
+      .def("__getitem__",
+           [](const PythonPrediction& p, const py::object& key) { return p.dict()[key]; })
+      .def("__contains__",
+           [](const PythonPrediction& p, const py::object& key) { return p.dict().contains(key); })
+      .def("__iter__", [](const PythonPrediction& p) { return py::iter(p.dict()); })
+      .def("__len__", [](const PythonPrediction& p) { return py::len(p.dict()); })
+      .def("keys", [](const PythonPrediction& p) { return p.dict().attr("keys")(); })
+      .def("values", [](const PythonPrediction& p) { return p.dict().attr("values")(); })
+      .def("items", [](const PythonPrediction& p) { return p.dict().attr("items")(); })
+      .def(
+          "get",
+          [](const PythonPrediction& p, const py::object& key, const py::object& fallback) {
+            return p.dict().attr("get")(key, fallback);
+          },
+          py::arg("key"), py::arg("default") = py::none())
+      .def(
+          "to_dict", [](const PythonPrediction& p) { return to_python(p.document()); },
+          "The document as a new dict.")
+      .def(
+          "to_json", [](const PythonPrediction& p, int indent) { return p.document().dump(indent); },
+          py::arg("indent") = 2, "The document as JSON text, as the CLI prints it.")
+      .def("__repr__", [](const PythonPrediction& p) {
+        return "<Prediction " + p.kernel_id() + ": " +
+               (p.launchable() ? py::repr(p.tflops()).cast<std::string>() + " TFLOPS"
+                               : std::string("cannot launch")) +
+               ">";
+      });
+}
+
 void register_exceptions(py::module_& m) {
   py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
   py::register_exception<UnknownGpuError>(m, "UnknownGpuError", PyExc_LookupError);
@@ -615,25 +603,29 @@ PYBIND11_MODULE(_core, m) {
   register_exceptions(m);
   bind_specs(m);
   bind_configs(m);
+  bind_results(m);
   m.def("occupancy", &occupancy, py::arg("gpu"), py::arg("threads"),
         py::arg("registers_per_thread"), py::arg("shared_memory_bytes") = 0,
         py::arg("dynamic_shared_memory_bytes") = 0, py::arg("carveout_percent") = py::none(),
         "Resident blocks per SM of a kernel (threads, registers, static and dynamic shared "
-        "memory), the limit that binds, the occupancy and the headroom, as a dict.");
+        "memory), the limits that bind, the occupancy and the headroom: the 'occupancy' "
+        "document (docs/schema.md) as a dict, as `roofcast occupancy --json` prints it.");
   m.def("predict", &predict_config, py::arg("gpu"), py::arg("problem"), py::arg("config"),
         py::arg("raster") = "row_major", py::arg("registers_per_thread") = py::none(),
         py::arg("spill_bytes_per_thread") = 0, py::arg("c_is_read") = false,
         py::arg("calibrated") = true,
-        "Predicted time and TFLOPS of a tile config for problem (M, N, K), with the "
-        "explanation (occupancy, waves, L2 hit rate, binding term and roofline level) and each "
-        "time term, as a dict. calibrated: the GPU's committed calibration when it has one.");
+        "Predicted time and TFLOPS of a tile config for problem (M, N, K): a Prediction, the "
+        "'prediction' document (docs/schema.md) that `roofcast predict --json` prints, with "
+        "time_s, tflops, launchable and kernel_id as attributes. calibrated: the GPU's "
+        "committed calibration when it has one.");
   m.def("rank", &rank_candidates, py::arg("gpu"), py::arg("problem"),
         py::arg("candidates") = py::none(), py::arg("bounds") = py::none(), py::arg("top") = 0,
         py::arg("min_occupancy") = 0.0, py::arg("min_blocks_per_sm") = 0,
         py::arg("drop_spilling") = false, py::arg("best_raster_only") = false,
         py::arg("c_is_read") = false, py::arg("calibrated") = true, py::arg("list_pruned") = false,
         "Ranks candidates (default: the enumerated space of `bounds`) for problem (M, N, K), "
-        "fastest first, after pruning; a dict with 'ranked' (index, config, raster, time_s, "
-        "tflops, why) and the pruning counts.");
+        "fastest first, after pruning: the 'ranking' document (docs/schema.md) as a dict, its "
+        "one problem's 'ranked' entries with candidate_index, kernel_id, raster, config, time_s, "
+        "tflops and explanation (and 'pruned' when list_pruned).");
   m.attr("__version__") = ROOFCAST_VERSION;
 }

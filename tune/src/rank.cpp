@@ -143,7 +143,8 @@ Explanation explain(const Prediction& p) {
   e.grid_blocks = p.waves.grid_blocks;
   e.waves = p.waves.waves;
   e.tail_efficiency = p.waves.tail_efficiency;
-  e.l2_hit_rate = p.l2.hit_rate;
+  e.l2_operand_hit_rate = p.l2.hit_rate;
+  e.l2_sector_hit_rate = p.l2_sector_hit_rate;
   e.binding_term = p.binding;
   e.binding_level = p.roofline.binding;
   e.roofline_TFLOPS = p.roofline.attainable_TFLOPS;

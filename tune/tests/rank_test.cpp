@@ -58,7 +58,7 @@ TEST(Rank, OrderAndTimesArePredictsOwn) {
     EXPECT_DOUBLE_EQ(p.tflops, x.tflops);
     EXPECT_EQ(x.why.blocks_per_sm, p.occupancy.blocks_per_sm);
     EXPECT_EQ(x.why.waves, p.waves.waves);
-    EXPECT_DOUBLE_EQ(x.why.l2_hit_rate, p.l2.hit_rate);
+    EXPECT_DOUBLE_EQ(x.why.l2_operand_hit_rate, p.l2.hit_rate);
     EXPECT_EQ(x.why.binding_term, p.binding);
     EXPECT_TRUE(x.why.registers_estimated);
   }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofcast/gemm_json.hpp"
 #include "roofcast/json_input.hpp"
 
 namespace roofcast::validation {
@@ -41,16 +42,6 @@ void put(json& object, const char* key, const std::optional<T>& value) {
 
 void put_number(json& object, const char* key, const std::optional<double>& value, int digits = 6) {
   if (value) object[key] = number(*value, digits);
-}
-
-json config_json(const gemm::TileConfig& c) {
-  return {{"rung", c.rung},      {"layout", std::string(gemm::to_string(c.layout))},
-          {"bm", c.bm},          {"bn", c.bn},
-          {"bk", c.bk},          {"tm", c.tm},
-          {"tn", c.tn},          {"wm", c.wm},
-          {"wn", c.wn},          {"threads", c.threads},
-          {"stages", c.stages},  {"vector_width", c.vector_width},
-          {"cluster", c.cluster}};
 }
 
 std::string_view role_text(kernels::Role role) {
@@ -102,7 +93,7 @@ json kernel_json(const MeasuredKernel& k) {
               {"registry_index", k.registry_index},
               {"rung", k.config.rung},
               {"role", std::string(role_text(k.role))},
-              {"config", config_json(k.config)},
+              {"config", gemm::config_json(k.config)},
               {"threads_per_block", k.threads_per_block},
               {"registers_per_thread", k.registers_per_thread},
               {"static_shared_bytes", k.static_shared_bytes},

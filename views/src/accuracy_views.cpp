@@ -1,5 +1,7 @@
 #include "roofcast/views/accuracy_views.hpp"
 
+#include "roofcast/views/schema.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -128,8 +130,8 @@ nlohmann::json l2_rows_json(const std::vector<validation::L2Agreement::Row>& row
 }  // namespace
 
 nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
-  nlohmann::json j;
-  j["spec_id"] = a.spec_id;
+  nlohmann::json j = schema::document("accuracy");
+  j["gpu_id"] = a.spec_id;
   j["measurement_revision"] = a.measurement_revision;
   j["training_split"] = a.training_split;
   nlohmann::json parameters;

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "roofcast/gemm_json.hpp"
 #include "roofcast/views/csv.hpp"
+#include "roofcast/views/schema.hpp"
 
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/anatomy.hpp"
@@ -90,30 +92,37 @@ std::string ladder_table_text(const LadderTable& table) {
 }
 
 nlohmann::json ladder_table_json(const LadderTable& table) {
-  nlohmann::json j;
-  j["problem"] = {{"m", table.problem.m}, {"n", table.problem.n}, {"k", table.problem.k}};
+  nlohmann::json j = schema::document("ladder_table");
+  j["problem"] = gemm::problem_json(table.problem);
   j["registers"] = "estimated";
+  j["gpus"] = nlohmann::json::array();
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
-    nlohmann::json gpu = {{"id", table.gpus[g].id},
-                          {"name", table.gpus[g].name},
-                          {"calibrated", static_cast<bool>(table.calibrated[g])}};
+    nlohmann::json gpu = schema::gpu(table.gpus[g]);
+    gpu["calibrated"] = static_cast<bool>(table.calibrated[g]);
+    gpu["ladder"] = nlohmann::json::array();
     for (const LadderPrediction& p : table.rows[g]) {
-      nlohmann::json row = {{"rung", p.rung}, {"kernel", p.kernel_id}, {"supported", p.supported}};
+      nlohmann::json row = {
+          {"rung", p.rung}, {"kernel_id", p.kernel_id}, {"supported", p.supported}};
       if (p.supported) {
         const Prediction& r = p.prediction;
         row["launchable"] = r.launchable;
         if (r.launchable) {
           row["registers_per_thread"] = r.registers_per_thread;
           row["blocks_per_sm"] = r.occupancy.blocks_per_sm;
-          row["limited_by"] = limiter_names(r.occupancy.limiters);
+          row["limiters"] = schema::limiters(r.occupancy.limiters);
           row["waves"] = r.waves.waves;
           row["tail_efficiency"] = r.waves.tail_efficiency;
+          row["l2_operand_hit_rate"] = r.l2.hit_rate;
           row["l2_sector_hit_rate"] = r.l2_sector_hit_rate;
           row["binding_term"] = to_string(r.binding);
           row["time_s"] = r.time_s;
           row["tflops"] = r.tflops;
         } else {
-          row["cannot_launch"] = to_string(r.occupancy.failure);
+          row["cannot_launch_reason"] = r.not_runnable != nullptr
+                                            ? std::string(r.not_runnable)
+                                            : std::string(to_string(r.occupancy.failure));
+          row["time_s"] = nullptr;
+          row["tflops"] = nullptr;
         }
       }
       gpu["ladder"].push_back(row);
@@ -127,8 +136,12 @@ namespace {
 
 /// The prediction's columns of the ladder CSV and their cells.
 const std::vector<std::string> kPredictionColumns = {
-    "registers_per_thread", "blocks_per_sm", "limited_by", "waves",  "tail_efficiency_percent",
-    "l2_hit_percent",       "binding_term",  "time_s",     "tflops", "percent_of_peak"};
+    "registers_per_thread",         "blocks_per_sm",
+    "limiters",                     "waves",
+    "tail_efficiency_percent",      "l2_operand_hit_percent",
+    "l2_sector_hit_percent",        "binding_term",
+    "time_s",                       "tflops",
+    "percent_of_peak"};
 
 std::vector<std::string> prediction_cells(const Prediction& r) {
   const double peak = r.ceilings.ffma_TFLOPS.value();
@@ -137,6 +150,7 @@ std::vector<std::string> prediction_cells(const Prediction& r) {
           limiter_names(r.occupancy.limiters),
           csv::number(r.waves.waves),
           csv::number(100 * r.waves.tail_efficiency),
+          csv::number(100 * r.l2.hit_rate),
           csv::number(100 * r.l2_sector_hit_rate),
           std::string(to_string(r.binding)),
           csv::number(r.time_s),
@@ -163,7 +177,9 @@ std::string ladder_table_csv(const LadderTable& table) {
       const std::vector<std::string> cells =
           launchable ? prediction_cells(r) : std::vector<std::string>(kPredictionColumns.size());
       row.insert(row.end(), cells.begin(), cells.end());
-      row.push_back(p.supported && !r.launchable ? to_string(r.occupancy.failure) : "");
+      row.push_back(!p.supported || r.launchable ? std::string()
+                    : r.not_runnable != nullptr ? std::string(r.not_runnable)
+                                                : std::string(to_string(r.occupancy.failure)));
       out.add(row);
     }
   }

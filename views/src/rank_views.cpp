@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "roofcast/gemm_json.hpp"
 #include "roofcast/views/csv.hpp"
+#include "roofcast/views/schema.hpp"
 
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
@@ -16,6 +18,26 @@ std::string shape(const gemm::Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
 }
 
+/// Under a ranking that shows a tie: what '=' means and how ties are ordered (tune::Ranking).
+constexpr const char* kTieLegend =
+    "   = tied with the row above (the same predicted time): ties go by fewer shared-memory "
+    "bytes per block, then fewer threads, fewer stages, then the kernel id\n";
+
+const std::vector<std::string> kCsvColumns = {
+    "problem",         "m",
+    "n",               "k",
+    "rank",            "tied_with_previous",
+    "kernel_id",       "raster",
+    "tflops",          "time_s",
+    "blocks_per_sm",   "limiters",
+    "occupancy",       "waves",
+    "tail_efficiency", "l2_operand_hit_rate",
+    "l2_sector_hit_rate", "binding_term",
+    "registers_per_thread", "shared_memory_bytes",
+    "threads",         "candidate_index"};
+
+}  // namespace
+
 nlohmann::json explanation_json(const tune::Explanation& e) {
   return {{"registers_per_thread", e.registers_per_thread},
           {"registers_estimated", e.registers_estimated},
@@ -23,32 +45,32 @@ nlohmann::json explanation_json(const tune::Explanation& e) {
           {"shared_memory_bytes", e.shared_memory_bytes},
           {"threads", e.threads},
           {"blocks_per_sm", e.blocks_per_sm},
-          {"occupancy_limiters", limiter_names(e.occupancy_limiters)},
+          {"limiters", schema::limiters(e.occupancy_limiters)},
           {"occupancy", e.occupancy},
           {"grid_blocks", e.grid_blocks},
           {"waves", e.waves},
           {"tail_efficiency", e.tail_efficiency},
-          {"l2_hit_rate", e.l2_hit_rate},
+          {"l2_operand_hit_rate", e.l2_operand_hit_rate},
+          {"l2_sector_hit_rate", e.l2_sector_hit_rate},
           {"binding_term", std::string(to_string(e.binding_term))},
           {"binding_roofline_level", std::string(to_string(e.binding_level))},
-          {"roofline_TFLOPS", e.roofline_TFLOPS}};
+          {"roofline_tflops", e.roofline_TFLOPS}};
 }
 
-/// Under a ranking that shows a tie: what '=' means and how ties are ordered (tune::Ranking).
-constexpr const char* kTieLegend =
-    "   = tied with the row above (the same predicted time): ties go by fewer shared-memory "
-    "bytes per block, then fewer threads, fewer stages, then the kernel id\n";
-
-}  // namespace
-
 std::string rank_text(const RankReport& report) {
+  std::string out;
+  for (std::size_t i = 0; i < report.rankings.size(); ++i) out += rank_problem_text(report, i);
+  return out;
+}
+
+std::string rank_problem_text(const RankReport& report, std::size_t i) {
   std::ostringstream out;
   char line[512];
-  for (std::size_t i = 0; i < report.problems.size(); ++i) {
+  {
     const tune::NamedProblem& np = report.problems[i];
     const tune::Ranking& r = report.rankings[i];
     const std::string shape_text = shape(np.problem);
-    out << report.gpu_id << "  " << np.name
+    out << report.gpu.id << "  " << np.name
         << (np.name == shape_text ? std::string() : " (" + shape_text + ")") << ": " << r.candidates
         << " candidates (" << report.space << " space), " << r.kept << " kept";
     bool first = true;
@@ -63,7 +85,7 @@ std::string rank_text(const RankReport& report) {
     out << (r.calibrated ? "" : "; uncalibrated model") << "\n";
     std::snprintf(line, sizeof line, "%4s  %-54s %-12s %7s %10s %4s %-20s %5s %5s %5s %5s %-13s\n",
                   "#", "kernel", "raster", "TFLOPS", "time_us", "blk", "occupancy limiter", "occ",
-                  "waves", "tail", "L2hit", "binding");
+                  "waves", "tail", "L2op", "binding");
     out << line;
     bool ties = false;
     for (std::size_t j = 0; j < r.ranked.size(); ++j) {
@@ -76,7 +98,7 @@ std::string rank_text(const RankReport& report) {
           x.tied_with_previous ? '=' : ' ', kernels::kernel_id(x.candidate.config).c_str(),
           gemm::to_string(x.candidate.raster).c_str(), x.tflops, x.time_s * 1e6, e.blocks_per_sm,
           limiter_names(e.occupancy_limiters).c_str(), e.occupancy, static_cast<long long>(e.waves),
-          e.tail_efficiency, e.l2_hit_rate, std::string(to_string(e.binding_term)).c_str());
+          e.tail_efficiency, e.l2_operand_hit_rate, std::string(to_string(e.binding_term)).c_str());
       out << line;
     }
     if (ties) out << kTieLegend;
@@ -85,82 +107,69 @@ std::string rank_text(const RankReport& report) {
   return out.str();
 }
 
-nlohmann::json rank_json(const RankReport& report) {
-  nlohmann::json problems = nlohmann::json::array();
-  for (std::size_t i = 0; i < report.problems.size(); ++i) {
-    const tune::NamedProblem& np = report.problems[i];
-    const tune::Ranking& r = report.rankings[i];
-    nlohmann::json pruned = nlohmann::json::object();
-    for (int reason = 0; reason < tune::kPruneReasonCount; ++reason) {
-      pruned[std::string(tune::to_string(static_cast<tune::PruneReason>(reason)))] =
-          r.pruned_by_reason[reason];
-    }
-    nlohmann::json ranked = nlohmann::json::array();
-    for (std::size_t j = 0; j < r.ranked.size(); ++j) {
-      const tune::Ranked& x = r.ranked[j];
-      const gemm::TileConfig& c = x.candidate.config;
-      ranked.push_back({{"rank", j + 1},
-                        {"tied_with_previous", x.tied_with_previous},
-                        {"candidate_index", x.index},
-                        {"kernel_id", kernels::kernel_id(c)},
-                        {"raster", gemm::to_string(x.candidate.raster)},
-                        {"config",
-                         {{"rung", c.rung},
-                          {"layout", std::string(gemm::to_string(c.layout))},
-                          {"bm", c.bm},
-                          {"bn", c.bn},
-                          {"bk", c.bk},
-                          {"tm", c.tm},
-                          {"tn", c.tn},
-                          {"wm", c.wm},
-                          {"wn", c.wn},
-                          {"threads", c.threads},
-                          {"stages", c.stages},
-                          {"vector_width", c.vector_width},
-                          {"cluster", c.cluster}}},
-                        {"predicted_time_s", x.time_s},
-                        {"predicted_TFLOPS", x.tflops},
-                        {"explanation", explanation_json(x.why)}});
-    }
-    problems.push_back({{"name", np.name},
-                        {"m", np.problem.m},
-                        {"n", np.problem.n},
-                        {"k", np.problem.k},
+nlohmann::json rank_problem_json(const RankReport& report, std::size_t i) {
+  const tune::NamedProblem& np = report.problems[i];
+  const tune::Ranking& r = report.rankings[i];
+  nlohmann::json pruned = nlohmann::json::object();
+  for (int reason = 0; reason < tune::kPruneReasonCount; ++reason) {
+    pruned[std::string(tune::to_string(static_cast<tune::PruneReason>(reason)))] =
+        r.pruned_by_reason[reason];
+  }
+  nlohmann::json ranked = nlohmann::json::array();
+  for (std::size_t j = 0; j < r.ranked.size(); ++j) {
+    const tune::Ranked& x = r.ranked[j];
+    ranked.push_back({{"rank", j + 1},
+                      {"tied_with_previous", x.tied_with_previous},
+                      {"candidate_index", x.index},
+                      {"kernel_id", kernels::kernel_id(x.candidate.config)},
+                      {"raster", gemm::to_string(x.candidate.raster)},
+                      {"config", gemm::config_json(x.candidate.config)},
+                      {"time_s", x.time_s},
+                      {"tflops", x.tflops},
+                      {"explanation", explanation_json(x.why)}});
+  }
+  nlohmann::json out = {{"name", np.name},
+                        {"problem", gemm::problem_json(np.problem)},
                         {"candidates", r.candidates},
                         {"kept", r.kept},
                         {"other_rasters", r.other_rasters},
-                        {"pruned", pruned},
-                        {"ranked", ranked}});
+                        {"pruned_candidates", pruned},
+                        {"ranked", ranked}};
+  // Listed only when asked for (RankOptions::list_pruned): which candidate went, and why.
+  if (!r.pruned.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const tune::Pruned& x : r.pruned) {
+      list.push_back({{"candidate_index", x.index},
+                      {"reason", std::string(tune::to_string(x.reason))}});
+    }
+    out["pruned"] = list;
   }
-  return {{"gpu", report.gpu_id},
-          {"space", report.space},
-          {"calibrated", !report.rankings.empty() && report.rankings.front().calibrated},
-          {"problems", problems}};
+  return out;
+}
+
+nlohmann::json rank_json(const RankReport& report) {
+  nlohmann::json out = schema::document("ranking");
+  out["gpu"] = schema::gpu(report.gpu);
+  out["space"] = report.space;
+  out["calibrated"] = !report.rankings.empty() && report.rankings.front().calibrated;
+  out["problems"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < report.rankings.size(); ++i) {
+    out["problems"].push_back(rank_problem_json(report, i));
+  }
+  return out;
 }
 
 std::string rank_csv(const RankReport& report) {
-  csv::Table table({"problem",
-                    "m",
-                    "n",
-                    "k",
-                    "rank",
-                    "tied_with_previous",
-                    "kernel_id",
-                    "raster",
-                    "tflops",
-                    "time_s",
-                    "blocks_per_sm",
-                    "occupancy_limiter",
-                    "occupancy",
-                    "waves",
-                    "tail_efficiency",
-                    "l2_hit_rate",
-                    "binding_term",
-                    "registers_per_thread",
-                    "shared_memory_bytes",
-                    "threads",
-                    "candidate_index"});
-  for (std::size_t i = 0; i < report.problems.size(); ++i) {
+  std::string out = rank_csv_header();
+  for (std::size_t i = 0; i < report.rankings.size(); ++i) out += rank_problem_csv(report, i);
+  return out;
+}
+
+std::string rank_csv_header() { return csv::Table(kCsvColumns).str(); }
+
+std::string rank_problem_csv(const RankReport& report, std::size_t i) {
+  csv::Table table(kCsvColumns);
+  {
     const tune::NamedProblem& np = report.problems[i];
     const tune::Ranking& r = report.rankings[i];
     for (std::size_t j = 0; j < r.ranked.size(); ++j) {
@@ -181,7 +190,8 @@ std::string rank_csv(const RankReport& report) {
                  csv::number(e.occupancy),
                  csv::number(e.waves),
                  csv::number(e.tail_efficiency),
-                 csv::number(e.l2_hit_rate),
+                 csv::number(e.l2_operand_hit_rate),
+                 csv::number(e.l2_sector_hit_rate),
                  std::string(to_string(e.binding_term)),
                  csv::number(e.registers_per_thread),
                  csv::number(e.shared_memory_bytes),
@@ -189,7 +199,7 @@ std::string rank_csv(const RankReport& report) {
                  csv::number(x.index)});
     }
   }
-  return table.str();
+  return table.rows();
 }
 
 }  // namespace roofcast::views

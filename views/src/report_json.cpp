@@ -1,6 +1,8 @@
 // gpu_report_json: the same GpuReport as the Markdown, as JSON (for dashboards and scripts).
+#include "roofcast/gemm_json.hpp"
 #include "roofcast/views/accuracy_views.hpp"
 #include "roofcast/views/report_views.hpp"
+#include "roofcast/views/schema.hpp"
 
 namespace roofcast::views {
 
@@ -12,7 +14,10 @@ json optional_number(const std::optional<double>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json problem_json(const gemm::Problem& p) { return {{"m", p.m}, {"n", p.n}, {"k", p.k}}; }
+/// A percentage as the rate it is of (0..1), as every rate of the schema is written.
+json optional_rate(const std::optional<double>& percent) {
+  return percent ? json(*percent / 100) : json(nullptr);
+}
 
 json run_json(const ReportRun& run) {
   return {{"path", run.path},
@@ -26,10 +31,10 @@ json run_json(const ReportRun& run) {
           {"cublas", run.cublas},
           {"cases", run.cases},
           {"ncu_cases", run.ncu_cases},
-          {"sm_clock_rated_MHz", run.sm_clock_rated_MHz},
-          {"sm_clock_min_MHz", optional_number(run.sm_clock_min_MHz)},
-          {"sm_clock_max_MHz", optional_number(run.sm_clock_max_MHz)},
-          {"memory_clock_MHz", run.memory_clock_MHz}};
+          {"sm_clock_rated_mhz", run.sm_clock_rated_MHz},
+          {"sm_clock_min_mhz", optional_number(run.sm_clock_min_MHz)},
+          {"sm_clock_max_mhz", optional_number(run.sm_clock_max_MHz)},
+          {"memory_clock_mhz", run.memory_clock_MHz}};
 }
 
 json ceiling_json(const LevelCeiling& c) {
@@ -38,38 +43,33 @@ json ceiling_json(const LevelCeiling& c) {
           {"in_effect", c.value()}};
 }
 
-json calibration_parameters(const Calibration& p) {
-  return {{"issue_scale", p.issue_scale},     {"shared_memory_scale", p.shared_memory_scale},
-          {"latency_scale", p.latency_scale}, {"l2_scale", p.l2_scale},
-          {"dram_scale", p.dram_scale},       {"launch_overhead_s", p.launch_overhead_s}};
-}
-
 json ladder_row_json(const ReportLadderRow& row) {
-  json out = {{"rung", row.rung}, {"kernel", row.kernel}, {"supported", row.supported}};
+  json out = {{"rung", row.rung}, {"kernel_id", row.kernel}, {"supported", row.supported}};
   if (!row.supported) return out;
   const Prediction& p = row.prediction;
   json stalls = json::object();
   for (const auto& [reason, cycles] : row.top_stalls) stalls[reason] = cycles;
   out.update({{"raster", gemm::to_string(row.raster)},
               {"training", row.training},
-              {"measured_TFLOPS", optional_number(row.measured_TFLOPS)},
-              {"predicted_TFLOPS", p.tflops},
-              {"predicted_with_transferred_scales_TFLOPS", optional_number(row.transferred_TFLOPS)},
+              {"measured_tflops", optional_number(row.measured_TFLOPS)},
+              {"predicted_tflops", p.tflops},
+              {"predicted_with_transferred_scales_tflops", optional_number(row.transferred_TFLOPS)},
               {"blocks_per_sm", p.occupancy.blocks_per_sm},
               {"runtime_blocks_per_sm",
                row.runtime_blocks_per_sm ? json(*row.runtime_blocks_per_sm) : json(nullptr)},
               {"occupancy", p.occupancy.occupancy},
-              {"limiter", limiter_names(p.occupancy.limiters)},
+              {"limiters", schema::limiters(p.occupancy.limiters)},
               {"registers_per_thread", p.registers_per_thread},
               {"registers_estimated", p.registers_estimated},
               {"shared_memory_bytes", p.shared_memory_bytes},
               {"grid_blocks", p.waves.grid_blocks},
               {"blocks_per_wave", p.waves.blocks_per_wave},
               {"tail_efficiency", p.waves.tail_efficiency},
-              {"l2_hit_rate_measured_pct", optional_number(row.measured_l2_hit_pct)},
-              {"l2_hit_rate_predicted_pct", 100 * p.l2_sector_hit_rate},
-              {"roofline_binding_level", std::string(to_string(p.roofline.binding))},
-              {"binding_time_term", std::string(to_string(p.binding))},
+              {"measured_l2_sector_hit_rate", optional_rate(row.measured_l2_hit_pct)},
+              {"l2_operand_hit_rate", p.l2.hit_rate},
+              {"l2_sector_hit_rate", p.l2_sector_hit_rate},
+              {"binding_roofline_level", std::string(to_string(p.roofline.binding))},
+              {"binding_term", std::string(to_string(p.binding))},
               {"largest_stalls", stalls}});
   return out;
 }
@@ -77,23 +77,22 @@ json ladder_row_json(const ReportLadderRow& row) {
 }  // namespace
 
 nlohmann::json gpu_report_json(const GpuReport& r) {
-  json out;
-  out["schema_version"] = 1;
-  out["gpu"] = {{"id", r.gpu.id}, {"name", r.gpu.name}};
+  json out = schema::document("report");
+  out["gpu"] = schema::gpu(r.gpu);
   out["validated"] = r.validated;
   out["model_sources_sha256"] = r.model_digest;
   if (r.calibration) {
     out["calibration"] = {{"file", r.calibration_path},
                           {"measurement_revision", r.calibration->measurement_revision},
                           {"training_split", r.calibration->training_split},
-                          {"parameters", calibration_parameters(r.calibration->parameters)}};
+                          {"parameters", schema::calibration(r.calibration->parameters)}};
   } else {
     out["calibration"] = nullptr;
   }
   if (r.transferred_calibration) {
     out["transferred_calibration"] = {
-        {"gpu", r.transferred_calibration->gpu_id},
-        {"parameters", calibration_parameters(r.transferred_calibration->parameters)}};
+        {"gpu_id", r.transferred_calibration->gpu_id},
+        {"parameters", schema::calibration(r.transferred_calibration->parameters)}};
   }
   out["runs"] = json::array();
   for (const ReportRun& run : r.runs) out["runs"].push_back(run_json(run));
@@ -112,12 +111,12 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
                                 {"mismatches", r.occupancy_agreement->second}};
   }
   const Ceilings& c = r.roofline.ceilings;
-  out["ceilings"] = {{"ffma_TFLOPS", ceiling_json(c.ffma_TFLOPS)},
-                     {"shared_memory_GBps", ceiling_json(c.shared_memory_GBps)},
-                     {"l2_GBps", ceiling_json(c.l2_GBps)},
-                     {"dram_GBps", ceiling_json(c.dram_GBps)}};
-  out["ladder"] = {{"problem", problem_json(r.problem)},
-                   {"cublas_TFLOPS", optional_number(r.cublas_TFLOPS)},
+  out["ceilings"] = {{"ffma_tflops", ceiling_json(c.ffma_TFLOPS)},
+                     {"shared_memory_gbps", ceiling_json(c.shared_memory_GBps)},
+                     {"l2_gbps", ceiling_json(c.l2_GBps)},
+                     {"dram_gbps", ceiling_json(c.dram_GBps)}};
+  out["ladder"] = {{"problem", gemm::problem_json(r.problem)},
+                   {"cublas_tflops", optional_number(r.cublas_TFLOPS)},
                    {"rows", json::array()}};
   for (const ReportLadderRow& row : r.ladder) out["ladder"]["rows"].push_back(ladder_row_json(row));
   out["tile_sweeps"] = json::array();
@@ -126,22 +125,23 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
     for (const TilePoint& t : curve.tiles) {
       tiles.push_back({{"bm", t.bm},
                        {"bn", t.bn},
-                       {"measured_best_TFLOPS", optional_number(t.measured_best_TFLOPS)},
+                       {"measured_best_tflops", optional_number(t.measured_best_TFLOPS)},
                        {"measured_best_kernel", t.measured_best_kernel},
-                       {"predicted_best_TFLOPS", t.predicted_best_TFLOPS},
+                       {"predicted_best_tflops", t.predicted_best_TFLOPS},
                        {"predicted_best_kernel", t.predicted_best_kernel}});
     }
-    out["tile_sweeps"].push_back({{"problem", problem_json(curve.problem)}, {"tiles", tiles}});
+    out["tile_sweeps"].push_back({{"problem", gemm::problem_json(curve.problem)}, {"tiles", tiles}});
   }
   out["l2_by_raster"] = json::array();
   for (const L2RasterRow& row : r.l2_raster) {
     out["l2_by_raster"].push_back({{"rung", row.rung},
-                                   {"kernel", row.kernel},
-                                   {"problem", problem_json(row.problem)},
+                                   {"kernel_id", row.kernel},
+                                   {"problem", gemm::problem_json(row.problem)},
                                    {"raster", gemm::to_string(row.raster)},
-                                   {"measured_pct", optional_number(row.measured_pct)},
-                                   {"roofcast_pct", row.predicted_pct},
-                                   {"published_formula_pct", row.published_pct}});
+                                   {"measured_l2_sector_hit_rate", optional_rate(row.measured_pct)},
+                                   {"l2_sector_hit_rate", row.predicted_pct / 100},
+                                   {"published_formula_l2_sector_hit_rate",
+                                    row.published_pct / 100}});
   }
   if (r.accuracy) {
     out["errors"] = accuracy_json(*r.accuracy);  // the `roofcast accuracy --json` view
@@ -150,7 +150,7 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
   }
   out["published_ladders"] = json::array();
   for (const PublishedLadder& l : r.published) {
-    out["published_ladders"].push_back({{"id", l.id}, {"gpu", l.gpu}, {"url", l.url}});
+    out["published_ladders"].push_back({{"id", l.id}, {"gpu_name", l.gpu}, {"url", l.url}});
   }
   return out;
 }

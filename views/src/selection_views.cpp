@@ -1,5 +1,8 @@
 #include "roofcast/views/selection_views.hpp"
 
+#include "roofcast/gemm_json.hpp"
+#include "roofcast/views/schema.hpp"
+
 #include <sstream>
 #include <vector>
 
@@ -54,19 +57,17 @@ nlohmann::json report_json(const SelectionReport& r) {
       const SelectorOutcome& o = outcome(s, sel);
       selectors[std::string(tune::to_string(sel))] = {
           {"top1_kernel", o.top1_kernel},
-          {"top1_TFLOPS", o.top1_TFLOPS},
+          {"top1_tflops", o.top1_TFLOPS},
           {"top1_of_best", o.top1_of_best},
           {"best_of_top5_of_best", o.best_of_top5_of_best},
           {"spearman", o.spearman ? nlohmann::json(*o.spearman) : nlohmann::json(nullptr)}};
     }
-    shapes.push_back({{"m", s.problem.m},
-                      {"n", s.problem.n},
-                      {"k", s.problem.k},
+    shapes.push_back({{"problem", gemm::problem_json(s.problem)},
                       {"configs", s.configs},
                       {"trained_configs", s.trained_configs},
                       {"best_kernel", s.best_kernel},
-                      {"best_TFLOPS", s.best_TFLOPS},
-                      {"cublas_TFLOPS", s.cublas_TFLOPS ? nlohmann::json(*s.cublas_TFLOPS)
+                      {"best_tflops", s.best_TFLOPS},
+                      {"cublas_tflops", s.cublas_TFLOPS ? nlohmann::json(*s.cublas_TFLOPS)
                                                         : nlohmann::json(nullptr)},
                       {"selectors", selectors}});
   }
@@ -136,12 +137,14 @@ std::string selection_text(const SelectionReport& estimated, const SelectionRepo
 }
 
 nlohmann::json selection_json(const SelectionReport& estimated, const SelectionReport& ptxas) {
-  return {{"gpu", estimated.spec_id},
-          {"measurement_revision", estimated.context.git_revision},
-          {"measurement_date_utc", estimated.context.date_utc},
-          {"calibration_revision", estimated.calibration_revision},
-          {"estimated_registers", report_json(estimated)},
-          {"ptxas_registers", report_json(ptxas)}};
+  nlohmann::json out = schema::document("selection");
+  out["gpu_id"] = estimated.spec_id;
+  out["measurement_revision"] = estimated.context.git_revision;
+  out["measurement_date_utc"] = estimated.context.date_utc;
+  out["calibration_revision"] = estimated.calibration_revision;
+  out["estimated_registers"] = report_json(estimated);
+  out["ptxas_registers"] = report_json(ptxas);
+  return out;
 }
 
 std::string selection_top1_gnuplot(const SelectionReport& r) {

@@ -4,7 +4,11 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "roofcast/gemm_json.hpp"
+#include "roofcast/kernels/anatomy.hpp"
+#include "roofcast/kernels/registry.hpp"
 #include "roofcast/views/csv.hpp"
+#include "roofcast/views/schema.hpp"
 
 namespace roofcast::views {
 
@@ -52,18 +56,6 @@ using nlohmann::json;
 
 std::string blocks_text(int blocks) {
   return blocks == LimitBlocks::kUnlimited ? "unlimited" : std::to_string(blocks);
-}
-
-json blocks_json(int blocks) {
-  return blocks == LimitBlocks::kUnlimited ? json(nullptr) : json(blocks);
-}
-
-json limiters_json(unsigned limiters) {
-  json out = json::array();
-  for (unsigned bit : {kLimitWarps, kLimitRegisters, kLimitSharedMemory, kLimitBlocks}) {
-    if (limiters & bit) out.push_back(limiter_names(bit));
-  }
-  return out;
 }
 
 std::string carveout_text(const SmLimits& sm, const KernelLaunch& launch,
@@ -263,12 +255,8 @@ json occupancy_json(const OccupancyReport& report) {
   const OccupancyResult& r = report.result;
   const BlockAllocation& a = r.allocation;
   const KernelLaunch& l = report.launch;
-  json out;
-  out["gpu"] = {{"id", report.gpu.id},
-                {"name", report.gpu.name},
-                {"compute_capability", format("%d.%d", report.gpu.compute_capability.major,
-                                              report.gpu.compute_capability.minor)},
-                {"origin", report.gpu.origin}};
+  json out = schema::document("occupancy");
+  out["gpu"] = schema::gpu(report.gpu);
   out["kernel"] = {
       {"threads_per_block", l.threads_per_block},
       {"registers_per_thread", l.registers_per_thread},
@@ -287,11 +275,11 @@ json occupancy_json(const OccupancyReport& report) {
   out["active_warps"] = r.active_warps;
   out["max_warps"] = r.max_warps;
   out["occupancy"] = r.occupancy;
-  out["limited_by"] = limiters_json(r.limiters);
-  out["limits_blocks_per_sm"] = {{"warps", blocks_json(r.limit.warps)},
-                                 {"registers", blocks_json(r.limit.registers)},
-                                 {"shared_memory", blocks_json(r.limit.shared_memory)},
-                                 {"blocks", blocks_json(r.limit.blocks)}};
+  out["limiters"] = schema::limiters(r.limiters);
+  out["limits_blocks_per_sm"] = {{"warps", schema::block_limit(r.limit.warps)},
+                                 {"registers", schema::block_limit(r.limit.registers)},
+                                 {"shared_memory", schema::block_limit(r.limit.shared_memory)},
+                                 {"blocks", schema::block_limit(r.limit.blocks)}};
   out["allocation_per_block"] = {{"warps", a.warps},
                                  {"registers_per_warp", a.registers_per_warp},
                                  {"registers", a.registers_per_block},
@@ -317,7 +305,7 @@ json occupancy_json(const OccupancyReport& report) {
                        {"last", step.last_value},
                        {"blocks_per_sm", step.point.blocks_per_sm},
                        {"occupancy", step.point.occupancy},
-                       {"limited_by", limiters_json(step.point.limiters)},
+                       {"limiters", schema::limiters(step.point.limiters)},
                        {"cannot_launch_reason", step.point.failure == LaunchFailure::kNone
                                                     ? json(nullptr)
                                                     : json(to_string(step.point.failure))}});
@@ -333,7 +321,7 @@ std::string occupancy_sweep_csv(const OccupancyReport& report) {
                             : axis == SweepAxis::kSharedMemory ? "dynamic_shared_memory_bytes"
                                                                : "threads_per_block";
   csv::Table table({"first_" + value, "last_" + value, "blocks_per_sm", "occupancy_percent",
-                    "limited_by", "cannot_launch_reason"});
+                    "limiters", "cannot_launch_reason"});
   for (const SweepStep& step : report.sweep) {
     const bool launchable = step.point.failure == LaunchFailure::kNone;
     table.add({csv::number(step.first_value), csv::number(step.last_value),
@@ -358,26 +346,25 @@ std::string gpus_text(const std::vector<GpuSpec>& gpus) {
 }
 
 json gpus_json(const std::vector<GpuSpec>& gpus) {
-  json out = json::array();
+  json list = json::array();
   for (const GpuSpec& g : gpus) {
-    out.push_back({{"id", g.id},
-                   {"name", g.name},
-                   {"compute_capability",
-                    format("%d.%d", g.compute_capability.major, g.compute_capability.minor)},
-                   {"sm_count", g.chip.sm_count},
-                   {"boost_clock_MHz", g.chip.boost_clock_MHz},
-                   {"l2_bytes", g.chip.l2_bytes},
-                   {"dram_bw_GBps", g.chip.dram_bw_GBps},
-                   {"fp32_TFLOPS", g.peak_TFLOPS.fp32},
-                   {"shared_memory_per_sm_bytes", g.sm.shared_memory_per_sm_bytes},
-                   {"origin", g.origin}});
+    json row = schema::gpu(g);
+    row["sm_count"] = g.chip.sm_count;
+    row["boost_clock_mhz"] = g.chip.boost_clock_MHz;
+    row["l2_bytes"] = g.chip.l2_bytes;
+    row["dram_bw_gbps"] = g.chip.dram_bw_GBps;
+    row["fp32_tflops"] = g.peak_TFLOPS.fp32;
+    row["shared_memory_per_sm_bytes"] = g.sm.shared_memory_per_sm_bytes;
+    list.push_back(row);
   }
+  json out = schema::document("gpus");
+  out["gpus"] = list;
   return out;
 }
 
 std::string gpus_csv(const std::vector<GpuSpec>& gpus) {
-  csv::Table table({"id", "name", "compute_capability", "sm_count", "boost_clock_MHz", "l2_bytes",
-                    "dram_bw_GBps", "fp32_TFLOPS", "shared_memory_per_sm_bytes", "origin"});
+  csv::Table table({"id", "name", "compute_capability", "sm_count", "boost_clock_mhz", "l2_bytes",
+                    "dram_bw_gbps", "fp32_tflops", "shared_memory_per_sm_bytes", "origin"});
   for (const GpuSpec& g : gpus) {
     table.add(
         {g.id, g.name, format("%d.%d", g.compute_capability.major, g.compute_capability.minor),
@@ -449,7 +436,7 @@ std::string occupancy_table_text(const OccupancyTable& table) {
 std::string occupancy_table_csv(const OccupancyTable& table) {
   csv::Table out({"gpu_id", "kernel", "threads_per_block", "registers_per_thread",
                   "static_shared_memory_bytes", "dynamic_shared_memory_bytes", "blocks_per_sm",
-                  "occupancy_percent", "limited_by", "cannot_launch_reason"});
+                  "occupancy_percent", "limiters", "cannot_launch_reason"});
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
     for (std::size_t k = 0; k < table.kernels.size(); ++k) {
       const OccupancyResult& r = table.results[g][k];
@@ -470,15 +457,17 @@ json occupancy_table_json(const OccupancyTable& table) {
     for (std::size_t k = 0; k < table.kernels.size(); ++k) {
       const OccupancyResult& r = table.results[g][k];
       rows.push_back(
-          {{"gpu", table.gpus[g].id},
+          {{"gpu_id", table.gpus[g].id},
            {"kernel", table.kernels[k].name},
            {"blocks_per_sm", r.blocks_per_sm},
            {"occupancy", r.occupancy},
-           {"limited_by", limiters_json(r.limiters)},
+           {"limiters", schema::limiters(r.limiters)},
            {"cannot_launch_reason", r.launchable() ? json(nullptr) : json(to_string(r.failure))}});
     }
   }
-  return {{"occupancy_table", rows}};
+  json out = schema::document("occupancy_table");
+  out["rows"] = rows;
+  return out;
 }
 
 // ---- predict ---------------------------------------------------------------------------
@@ -577,8 +566,8 @@ json ceiling_json(const LevelCeiling& c) {
 json level_json(const LevelBound& b) {
   return {{"bytes", b.bytes},
           {"intensity_flop_per_byte", b.intensity},
-          {"bandwidth_GBps", b.bounds() ? json(b.bandwidth_GBps) : json(nullptr)},
-          {"bound_TFLOPS", b.bounds() ? json(b.bound_TFLOPS) : json(nullptr)}};
+          {"bandwidth_gbps", b.bounds() ? json(b.bandwidth_GBps) : json(nullptr)},
+          {"bound_tflops", b.bounds() ? json(b.bound_TFLOPS) : json(nullptr)}};
 }
 
 json access_json(const WarpAccess& w) {
@@ -587,24 +576,6 @@ json access_json(const WarpAccess& w) {
           {"wavefronts", w.wavefronts},
           {"wavefronts_ideal", w.wavefronts_ideal},
           {"replay_factor", w.replay_factor()}};
-}
-
-json config_json(const gemm::TileConfig& c) {
-  return {{"rung", c.rung},      {"layout", gemm::to_string(c.layout)},
-          {"bm", c.bm},          {"bn", c.bn},
-          {"bk", c.bk},          {"tm", c.tm},
-          {"tn", c.tn},          {"wm", c.wm},
-          {"wn", c.wn},          {"threads", c.threads},
-          {"stages", c.stages},  {"vector_width", c.vector_width},
-          {"cluster", c.cluster}};
-}
-
-json gpu_json(const GpuSpec& gpu) {
-  return {{"id", gpu.id},
-          {"name", gpu.name},
-          {"compute_capability",
-           format("%d.%d", gpu.compute_capability.major, gpu.compute_capability.minor)},
-          {"origin", gpu.origin}};
 }
 
 }  // namespace
@@ -708,17 +679,60 @@ std::string predict_text(const PredictReport& report) {
   return out;
 }
 
+PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
+                                Prediction prediction, const StoredCalibration* stored,
+                                std::vector<std::string> notes) {
+  PredictReport report;
+  const gemm::TileConfig& c = input.config;
+  report.notes = std::move(notes);
+  if (input.raster.kind == gemm::RasterKind::kZOrder) {
+    report.notes.push_back("Z-order is modelled only: the ladder kernels do not launch it");
+  } else if (input.raster.kind != gemm::RasterKind::kRowMajor && !kernels::takes_raster_order(c)) {
+    report.notes.push_back("rungs 1-6 launch row-major only: this is what " +
+                           gemm::to_string(input.raster) + " would give");
+  }
+  const int needed_cc = kernels::minimum_compute_capability(c);
+  if (gpu.compute_capability.number() < needed_cc) {
+    report.notes.push_back(format("the ladder kernel needs compute capability %d.%d: it does not "
+                                  "run on %s",
+                                  needed_cc / 10, needed_cc % 10, gpu.id.c_str()));
+  }
+  if (stored != nullptr) {
+    report.notes.push_back(format(
+        "calibrated: data/calibration/%s.json, fitted on %s (%s split; MAPE %.1f%% training, "
+        "%.1f%% held-out)",
+        gpu.id.c_str(), stored->measurement.c_str(), stored->training_split.c_str(),
+        stored->training_mape_percent, stored->held_out_mape_percent));
+  }
+  report.gpu = gpu;
+  report.input = input;
+  report.kernel_id = kernels::kernel_id(c);
+  report.rung_name = std::string(kernels::rung_name(c.rung));
+  report.in_registry = kernels::find_kernel(report.kernel_id) < kernels::kRegistrySize;
+  report.prediction = std::move(prediction);
+  return report;
+}
+
+PredictReport make_predict_report(const GpuSpec& gpu, const PredictInput& input, bool calibrated,
+                                  std::vector<std::string> notes) {
+  const std::optional<StoredCalibration> stored =
+      calibrated ? embedded_calibration(gpu.id) : std::nullopt;
+  Prediction prediction =
+      kernels::predict(gpu, input, stored ? stored->parameters : Calibration{});
+  return predict_report_of(gpu, input, std::move(prediction), stored ? &*stored : nullptr,
+                           std::move(notes));
+}
+
 json predict_json(const PredictReport& report) {
   const Prediction& p = report.prediction;
   const PredictInput& in = report.input;
-  json out;
-  out["gpu"] = gpu_json(report.gpu);
-  out["problem"] = {
-      {"m", in.problem.m}, {"n", in.problem.n}, {"k", in.problem.k}, {"flops", in.problem.flops()}};
+  json out = schema::document("prediction");
+  out["gpu"] = schema::gpu(report.gpu);
+  out["problem"] = gemm::problem_json(in.problem);
   out["kernel"] = {{"id", report.kernel_id},
                    {"rung_name", report.rung_name},
                    {"in_registry", report.in_registry},
-                   {"config", config_json(p.config)},
+                   {"config", gemm::config_json(p.config)},
                    {"raster", gemm::to_string(in.raster)},
                    {"shared_memory_bytes", p.shared_memory_bytes},
                    {"registers_per_thread", p.registers_per_thread},
@@ -736,21 +750,14 @@ json predict_json(const PredictReport& report) {
   out["cannot_launch_reason"] = p.not_runnable != nullptr ? json(p.not_runnable)
                                 : o.launchable()          ? json(nullptr)
                                                           : json(to_string(o.failure));
-  out["occupancy"] = {{"blocks_per_sm", o.blocks_per_sm},
-                      {"active_warps", o.active_warps},
-                      {"max_warps", o.max_warps},
-                      {"occupancy", o.occupancy},
-                      {"limited_by", limiters_json(o.limiters)}};
-  if (!p.launchable) return out;
-  const Calibration& c = p.calibration;
-  out["calibration"] = {{"issue_scale", c.issue_scale},
-                        {"shared_memory_scale", c.shared_memory_scale},
-                        {"latency_scale", c.latency_scale},
-                        {"l2_scale", c.l2_scale},
-                        {"dram_scale", c.dram_scale},
-                        {"launch_overhead_s", c.launch_overhead_s},
-                        {"l2_capacity_fraction", c.l2_capacity_fraction},
-                        {"calibrated", !(c == Calibration{})}};
+  out["occupancy"] = schema::occupancy_summary(o);
+  if (!p.launchable) {
+    // A kernel the GPU cannot run has no time, only the reason.
+    out["time_s"] = nullptr;
+    out["tflops"] = nullptr;
+    return out;
+  }
+  out["calibration"] = schema::calibration(p.calibration);
   out["time_s"] = p.time_s;
   out["tflops"] = p.tflops;
   out["binding_term"] = to_string(p.binding);
@@ -772,12 +779,12 @@ json predict_json(const PredictReport& report) {
                        {"useful_fraction", p.waste.useful_fraction},
                        {"useful_k_fraction", p.waste.useful_k_fraction}};
   out["l2"] = {{"model", to_string(p.l2.model)},
-               {"operand_hit_rate", p.l2.hit_rate},
-               {"sector_hit_rate", p.l2_sector_hit_rate},
+               {"l2_operand_hit_rate", p.l2.hit_rate},
+               {"l2_sector_hit_rate", p.l2_sector_hit_rate},
                {"wave_rows", p.l2.wave_rows},
                {"wave_cols", p.l2.wave_cols},
-               {"a_hit_rate", p.l2.a_hit_rate},
-               {"b_hit_rate", p.l2.b_hit_rate},
+               {"a_operand_hit_rate", p.l2.a_hit_rate},
+               {"b_operand_hit_rate", p.l2.b_hit_rate},
                {"in_flight_bytes", p.l2.in_flight_bytes},
                {"wave_footprint_bytes", p.l2.wave_footprint_bytes}};
   const Traffic& t = p.traffic;
@@ -794,17 +801,17 @@ json predict_json(const PredictReport& report) {
                     {"warp_instructions", t.warp_instructions},
                     {"ffma_per_loaded_value", t.ffma_per_loaded_value}};
   const Roofline& r = p.roofline;
-  out["roofline"] = {{"compute_TFLOPS", r.compute_TFLOPS},
+  out["roofline"] = {{"compute_tflops", r.compute_TFLOPS},
                      {"shared_memory", level_json(r.shared_memory)},
                      {"l2", level_json(r.l2)},
                      {"dram", level_json(r.dram)},
                      {"binding", to_string(r.binding)},
-                     {"attainable_TFLOPS", r.attainable_TFLOPS}};
-  out["ceilings"] = {{"ffma_TFLOPS", ceiling_json(p.ceilings.ffma_TFLOPS)},
-                     {"shared_memory_GBps", ceiling_json(p.ceilings.shared_memory_GBps)},
-                     {"l2_GBps", ceiling_json(p.ceilings.l2_GBps)},
-                     {"dram_GBps", ceiling_json(p.ceilings.dram_GBps)},
-                     {"issue_clock_MHz", p.ceilings.issue_clock_MHz}};
+                     {"attainable_tflops", r.attainable_TFLOPS}};
+  out["ceilings"] = {{"ffma_tflops", ceiling_json(p.ceilings.ffma_TFLOPS)},
+                     {"shared_memory_gbps", ceiling_json(p.ceilings.shared_memory_GBps)},
+                     {"l2_gbps", ceiling_json(p.ceilings.l2_GBps)},
+                     {"dram_gbps", ceiling_json(p.ceilings.dram_GBps)},
+                     {"issue_clock_mhz", p.ceilings.issue_clock_MHz}};
   const Latencies& l = p.latencies;
   const LatencyHiding& h = p.latency;
   out["latency"] = {{"shared_memory_cycles", l.shared_memory_cycles},
@@ -913,15 +920,15 @@ json roofline_json(const RooflineReport& report) {
     return json{
         {"shared_memory", value(r.shared_memory)}, {"l2", value(r.l2)}, {"dram", value(r.dram)}};
   };
-  json out;
-  out["gpu"] = gpu_json(report.gpu);
+  json out = schema::document("roofline");
+  out["gpu"] = schema::gpu(report.gpu);
   out["measurement_run"] =
       report.gpu.measured ? json(report.gpu.measured->measurement_run) : json(nullptr);
-  out["ceilings"] = {{"ffma_TFLOPS", ceiling_json(c.ffma_TFLOPS)},
-                     {"shared_memory_GBps", ceiling_json(c.shared_memory_GBps)},
-                     {"l2_GBps", ceiling_json(c.l2_GBps)},
-                     {"dram_GBps", ceiling_json(c.dram_GBps)}};
-  out["issue_clock_MHz"] = c.issue_clock_MHz;
+  out["ceilings"] = {{"ffma_tflops", ceiling_json(c.ffma_TFLOPS)},
+                     {"shared_memory_gbps", ceiling_json(c.shared_memory_GBps)},
+                     {"l2_gbps", ceiling_json(c.l2_GBps)},
+                     {"dram_gbps", ceiling_json(c.dram_GBps)}};
+  out["issue_clock_mhz"] = c.issue_clock_MHz;
   out["ridge_points_flop_per_byte"] = {{"in_effect", ridge_json(report.ridge)},
                                        {"spec", ridge_json(report.spec_ridge)}};
   return out;

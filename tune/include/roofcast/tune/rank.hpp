@@ -62,7 +62,8 @@ struct Explanation {
   std::int64_t grid_blocks = 0;
   std::int64_t waves = 0;
   double tail_efficiency = 0;  // grid / (waves * blocks per wave)
-  double l2_hit_rate = 0;      // operand loads under the raster order
+  double l2_operand_hit_rate = 0;  // operand loads under the raster order
+  double l2_sector_hit_rate = 0;   // every L2 sector (C and spills too), as ncu counts
   TimeTerm binding_term = TimeTerm::kIssue;
   RooflineLevel binding_level = RooflineLevel::kCompute;
   double roofline_TFLOPS = 0;  // attainable by the hierarchical roofline

@@ -44,7 +44,10 @@ inline std::string boolean(bool value) { return value ? "true" : "false"; }
 /// writer quotes it).
 class Table {
  public:
-  explicit Table(std::vector<std::string> header) : columns_(header.size()) { add(header); }
+  explicit Table(std::vector<std::string> header) : columns_(header.size()) {
+    add(header);
+    header_size_ = text_.size();
+  }
 
   void add(const std::vector<std::string>& cells) {
     if (cells.size() != columns_) {
@@ -59,9 +62,12 @@ class Table {
   }
 
   const std::string& str() const { return text_; }
+  /// The rows without the header (to stream a table in parts under one header).
+  std::string rows() const { return text_.substr(header_size_); }
 
  private:
   std::size_t columns_;
+  std::size_t header_size_ = 0;
   std::string text_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofcast/calibration.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/roofline.hpp"
@@ -86,7 +87,22 @@ struct PredictReport {
   std::vector<std::string> notes;  // derived parameters, raster caveats
 };
 
+/// The report of a prediction already made: the kernel's id, rung name and registry membership,
+/// and the notes a reader needs (raster orders the kernel does not launch, a compute capability
+/// the GPU lacks, the calibration used). `notes` come first (e.g. derived tile parameters).
+/// `stored`: the committed calibration the prediction used, or null (uncalibrated).
+PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
+                                Prediction prediction, const StoredCalibration* stored,
+                                std::vector<std::string> notes = {});
+
+/// Predicts `input` on `gpu` (kernels::predict) with the GPU's committed calibration when
+/// `calibrated` and one exists, and reports it (predict_report_of). The CLI's `predict` and
+/// Python's roofcast.predict both come here, so both print the same document.
+PredictReport make_predict_report(const GpuSpec& gpu, const PredictInput& input, bool calibrated,
+                                  std::vector<std::string> notes = {});
+
 std::string predict_text(const PredictReport& report);
+/// The "prediction" document (docs/schema.md).
 nlohmann::json predict_json(const PredictReport& report);
 
 /// A GPU's roofline ceilings: the spec's, the measured ones, those in effect, ridge points.
