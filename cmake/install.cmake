@@ -1,5 +1,5 @@
 # Install rules: `cmake --install build --prefix P` puts the three libraries (static), their
-# public headers, the roofcast CLI, a CMake package (find_package(roofcast CONFIG) gives
+# public headers, the roofcast CLI with the committed data, a CMake package (find_package(roofcast CONFIG) gives
 # roofcast::model, roofcast::registry, roofcast::tune) and a pkg-config file (roofcast.pc)
 # under P. Tests, benchmarks, the CUDA ladder and validation/ are never installed.
 include(CMakePackageConfigHelpers)
@@ -34,6 +34,11 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/tune/include/roofcast/tune
 if(TARGET roofcast)
   install(TARGETS roofcast RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+
+# The committed data (GPU specs, calibrations, measurements, published ladders, rung notes) under
+# PREFIX/share/roofcast/data: an installed roofcast's accuracy, selection and report find it from
+# the executable's place (bin/../share/roofcast), wherever they are run from.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/data DESTINATION ${CMAKE_INSTALL_DATADIR}/roofcast)
 
 # The CMake package. The libraries are static, so their private dependencies (nlohmann_json,
 # Eigen3: header-only, linked as $<LINK_ONLY:...>) are part of the exported link interface and

@@ -4,7 +4,7 @@
 # through PKG_CONFIG_PATH. Fails on the first step that fails.
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX_COMPILER=... -DGENERATOR=...
 #         -DPKG_CONFIG=... -P test_consumer.cmake
-foreach(variable BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER GENERATOR)
+foreach(variable BUILD_DIR SOURCE_DIR WORK_DIR CXX_COMPILER GENERATOR REPO_DIR)
   if(NOT ${variable})
     message(FATAL_ERROR "test_consumer: -D${variable}=... is required")
   endif()
@@ -14,9 +14,14 @@ if(NOT PKG_CONFIG)
 endif()
 set(problem 4096 4096 4096)
 
+set(run_directory "")
 function(run step)
   message(STATUS "test_consumer: ${step}: ${ARGN}")
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(run_directory)
+    set(where WORKING_DIRECTORY ${run_directory})
+  endif()
+  execute_process(COMMAND ${ARGN} ${where} RESULT_VARIABLE status OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "test_consumer: ${step} failed (${status})\n${out}\n${err}")
   endif()
@@ -40,6 +45,7 @@ if(NOT last_output MATCHES "h200-sxm")
   message(FATAL_ERROR "test_consumer: `roofcast gpus` does not list h200-sxm:\n${last_output}")
 endif()
 file(GLOB_RECURSE installed RELATIVE ${prefix} ${prefix}/*)
+list(FILTER installed EXCLUDE REGEX "^share/roofcast/data/")  # the data's own names
 foreach(file IN LISTS installed)
   if(file MATCHES "test|bench|ladder|launch\\.hpp|validation")
     message(FATAL_ERROR "test_consumer: ${file} should not be installed")
@@ -47,6 +53,33 @@ foreach(file IN LISTS installed)
 endforeach()
 
 # 1. CMake: find_package(roofcast CONFIG REQUIRED), link roofcast::tune.
+# The installed CLI finds its data from its own place (bin/../share/roofcast): run from a scratch
+# folder with no data/ and no ROOFCAST_ROOT, accuracy, selection and report still work, and the
+# report is the committed one, byte for byte.
+foreach(file data/gpus/h200-sxm.json data/calibration/h200-sxm.json
+             data/measurements/h200-sxm/sgemm-ladder.json data/reference/published-ladders.json)
+  if(NOT EXISTS ${prefix}/share/roofcast/${file})
+    message(FATAL_ERROR "test_consumer: ${file} is not installed under share/roofcast")
+  endif()
+endforeach()
+set(scratch ${WORK_DIR}/scratch)
+file(MAKE_DIRECTORY ${scratch})
+set(run_directory ${scratch})
+set(cli ${CMAKE_COMMAND} -E env --unset=ROOFCAST_ROOT ${prefix}/bin/roofcast)
+run("installed accuracy" ${cli} accuracy --gpu h200-sxm)
+if(NOT last_output MATCHES "held.out")
+  message(FATAL_ERROR "test_consumer: installed `roofcast accuracy` printed:\n${last_output}")
+endif()
+run("installed selection" ${cli} selection --gpu h200-sxm)
+run("installed report" ${cli} report --gpu a100-sxm4-80gb)
+file(READ ${scratch}/reports/a100-sxm4-80gb/README.md installed_report)
+file(READ ${REPO_DIR}/reports/a100-sxm4-80gb/README.md committed_report)
+if(NOT installed_report STREQUAL committed_report)
+  message(FATAL_ERROR "test_consumer: the installed report of a100-sxm4-80gb differs from "
+                      "reports/a100-sxm4-80gb/README.md")
+endif()
+set(run_directory "")
+
 run("configure (find_package)" ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/cmake-build
     -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
     -DCMAKE_PREFIX_PATH=${prefix})

@@ -26,8 +26,8 @@ echo "python: installing pytest and kernel_tuner from PyPI"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest kernel_tuner
 echo "python: pip install ./ (scikit-build-core and pybind11 from PyPI build the extension)"
 CMAKE_BUILD_PARALLEL_LEVEL=2 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ./
-echo "python: pytest python/tests"
-"$venv/bin/python" -m pytest python/tests
+echo "python: pytest python/tests (the schema tests compare with build/cli/roofcast)"
+ROOFCAST_CLI="$PWD/build/cli/roofcast" "$venv/bin/python" -m pytest python/tests
 echo "== model tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake --preset sanitize
 cmake --build --preset sanitize

@@ -368,3 +368,55 @@ TEST(CliCsv, GpusTableSweepAndLadder) {
 
 }  // namespace
 }  // namespace roofcast
+
+namespace {
+
+/// Every key of a document and its sub-objects, as "parent.key" paths.
+void collect_keys(const nlohmann::json& j, const std::string& path, std::vector<std::string>& out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) {
+      out.push_back(path + key);
+      collect_keys(value, path + key + ".", out);
+    }
+  } else if (j.is_array()) {
+    for (const auto& value : j) collect_keys(value, path, out);
+  }
+}
+
+}  // namespace
+
+// docs/schema.md: every top-level document carries schema_version and its kind, and a quantity
+// has one name: limiters is always a list, no key spells a unit in capitals or names an L2 hit
+// rate without saying which one.
+TEST(CliJson, EveryDocumentCarriesSchemaVersionAndKind) {
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"gpus --json", "gpus"},
+      {"table --json", "occupancy_table"},
+      {"occupancy --gpu h200-sxm --threads 256 --regs 64 --sweep threads --json", "occupancy"},
+      {"roofline --gpu h200-sxm --json", "roofline"},
+      {"predict --gpu h200-sxm --m 4096 --n 4096 --k 4096 --kernel "
+       "r09-async-256x128x16-w64x64-t16x8-256t-s3-v4-padded --json",
+       "prediction"},
+      {"rank --gpu h200-sxm --m 1024 --n 1024 --k 1024 --top 3 --json", "ranking"},
+      {"ladder --gpu a100-sxm4-80gb --json", "ladder_table"},
+      {"accuracy --gpu h200-sxm --root '" + std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "' --json", "accuracy"},
+      {"report --gpu v100-sxm2-32gb --root '" + std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "' --json",
+       "report"}};
+  for (const auto& [command, kind] : commands) {
+    const CliRun run = run_cli(command);
+    ASSERT_EQ(run.exit_code, 0) << command << ": " << run.err;
+    const nlohmann::json j = nlohmann::json::parse(run.out);
+    EXPECT_EQ(j.at("schema_version"), 1) << command;
+    EXPECT_EQ(j.at("kind"), kind) << command;
+    std::vector<std::string> keys;
+    collect_keys(j, "", keys);
+    for (const std::string& path : keys) {
+      const std::string key = path.substr(path.rfind('.') + 1);
+      for (const char* old : {"TFLOPS", "GBps", "MHz", "limited_by", "predicted_TFLOPS"}) {
+        EXPECT_EQ(key.find(old), std::string::npos) << command << ": " << path;
+      }
+      EXPECT_NE(key, "l2_hit_rate") << command << ": " << path;
+      EXPECT_NE(key, "limiter") << command << ": " << path;
+    }
+  }
+}

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -133,9 +134,15 @@ py::object to_python(const nlohmann::json& value) {
 /// --json` prints for the same inputs.
 class PythonPrediction {
  public:
-  PythonPrediction(const GpuSpec& gpu, const PredictInput& input, Prediction prediction,
-                   std::optional<StoredCalibration> stored)
-      : gpu_(gpu), input_(input), prediction_(std::move(prediction)), stored_(std::move(stored)) {}
+  /// `gpu` stays alive with `owner` (the Python GpuSpec it came from), or is shared (a loaded
+  /// file), or is an embedded spec (static): a prediction never copies a spec.
+  PythonPrediction(std::shared_ptr<const GpuSpec> gpu, py::object owner, const PredictInput& input,
+                   Prediction prediction, std::optional<StoredCalibration> stored)
+      : gpu_(std::move(gpu)),
+        owner_(std::move(owner)),
+        input_(input),
+        prediction_(std::move(prediction)),
+        stored_(std::move(stored)) {}
 
   py::object time_s() const {
     return prediction_.launchable ? py::object(py::float_(prediction_.time_s)) : py::none();
@@ -149,7 +156,7 @@ class PythonPrediction {
   const nlohmann::json& document() const {
     if (!document_) {
       document_ = views::predict_json(views::predict_report_of(
-          gpu_, input_, prediction_, stored_ ? &*stored_ : nullptr));
+          *gpu_, input_, prediction_, stored_ ? &*stored_ : nullptr));
     }
     return *document_;
   }
@@ -159,7 +166,8 @@ class PythonPrediction {
   }
 
  private:
-  GpuSpec gpu_;
+  std::shared_ptr<const GpuSpec> gpu_;
+  py::object owner_;
   PredictInput input_;
   Prediction prediction_;
   std::optional<StoredCalibration> stored_;
@@ -193,7 +201,15 @@ PythonPrediction predict_config(const py::object& gpu, const std::array<std::int
                                 std::optional<int> registers_per_thread,
                                 int spill_bytes_per_thread, bool c_is_read, bool calibrated) {
   std::optional<GpuSpec> storage;
-  const GpuSpec& spec = as_spec(gpu, storage);
+  const GpuSpec* found = &as_spec(gpu, storage);
+  // A loaded file is shared by the prediction; otherwise the spec outlives it (embedded, or held
+  // through `owner`), and the pointer does not own it.
+  const std::shared_ptr<const GpuSpec> held =
+      storage ? std::make_shared<const GpuSpec>(std::move(*storage))
+              : std::shared_ptr<const GpuSpec>(std::shared_ptr<const GpuSpec>(), found);
+  const GpuSpec& spec = *held;
+  py::object owner =
+      py::isinstance<GpuSpec>(gpu) ? py::reinterpret_borrow<py::object>(gpu) : py::none();
   const Candidate candidate{config, as_raster(raster), registers_per_thread,
                             spill_bytes_per_thread};
   const PredictInput input = tune::predict_input(candidate, as_problem(problem), c_is_read);
@@ -208,7 +224,7 @@ PythonPrediction predict_config(const py::object& gpu, const std::array<std::int
     py::gil_scoped_release release;
     p = kernels::predict(spec, input, stored ? stored->parameters : Calibration{});
   }
-  return PythonPrediction(spec, input, std::move(p), std::move(stored));
+  return PythonPrediction(held, std::move(owner), input, std::move(p), std::move(stored));
 }
 
 py::object rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3>& problem,

@@ -1,5 +1,6 @@
 """The bindings: specs, occupancy, predict, the config space and rank, and their errors."""
 
+import collections.abc
 import json
 import math
 
@@ -78,10 +79,11 @@ def test_occupancy_names_the_binding_limit(h200):
     # 256 threads x 128 registers = 32768 registers per block: two blocks fill the file.
     result = roofcast.occupancy(h200, threads=256, registers_per_thread=128)
     assert result["blocks_per_sm"] == 2
-    assert result["limiter"] == "registers" and result["limiters"] == ["registers"]
+    assert result["schema_version"] == 1 and result["kind"] == "occupancy"
+    assert result["limiters"] == ["registers"]
     assert result["occupancy"] == pytest.approx(16 / 64)
-    assert result["blocks_per_limit"]["warps"] == 8
-    assert result["headroom"]["registers_to_gain_block"] == 48
+    assert result["limits_blocks_per_sm"]["warps"] == 8
+    assert result["headroom"]["registers_to_gain_block_per_thread"] == 48
 
 
 def test_occupancy_shared_memory_limit_by_id():
@@ -95,7 +97,7 @@ def test_occupancy_shared_memory_limit_by_id():
 def test_occupancy_of_a_block_that_cannot_launch(h200):
     result = roofcast.occupancy(h200, threads=2048, registers_per_thread=32)
     assert not result["launchable"] and result["blocks_per_sm"] == 0
-    assert "threads" in result["failure"]
+    assert "threads" in result["cannot_launch_reason"] and result["headroom"] is None
 
 
 def test_occupancy_rejects_bad_input_with_the_message(h200):
@@ -111,6 +113,9 @@ def test_tile_config_derives_threads_and_round_trips():
     assert config.threads == 256 and config.violated_rule is None
     assert config.kernel_id.startswith("r09-")
     assert roofcast.TileConfig(**config.to_dict()) == config
+    assert roofcast.TileConfig.from_id(config.kernel_id) == config
+    with pytest.raises(ValueError, match="kernel id"):
+        roofcast.TileConfig.from_id("r09-nonsense")
     assert config.shared_memory_bytes == 4 * 3 * (16 * (256 + 4) + 16 * 128)
     broken = roofcast.TileConfig(**dict(R9, bk=64))
     assert "BK" in broken.violated_rule
@@ -121,29 +126,33 @@ def test_tile_config_derives_threads_and_round_trips():
 def test_predict_explains_its_time(h200):
     config = roofcast.TileConfig(**R9)
     p = roofcast.predict(h200, SQUARE, config)
-    assert p["launchable"] and p["calibrated"]
-    assert p["time_s"] > 0
-    assert p["tflops"] == pytest.approx(2 * 4096**3 / p["time_s"] / 1e12, rel=1e-9)
-    assert p["tflops"] <= h200.peak_TFLOPS.fp32
-    why = p["why"]
-    assert why["threads"] == 256 and why["blocks_per_sm"] >= 1
-    assert 0 < why["occupancy"] <= 1 and why["occupancy_limiter"]
-    assert why["grid_blocks"] == (4096 // 256) * (4096 // 128)
-    assert why["binding_term"] in p["terms_s"]
-    assert why["binding_level"] in ("compute", "shared_memory", "l2", "dram")
-    assert 0 <= why["l2_hit_rate"] <= 1
-    assert set(p["terms_s"]) == {"issue", "shared_memory", "latency", "l2", "dram", "spill"}
+    assert isinstance(p, roofcast.Prediction) and isinstance(p, collections.abc.Mapping)
+    assert p["schema_version"] == 1 and p["kind"] == "prediction"
+    assert p.launchable and p["launchable"] and p["calibration"]["calibrated"]
+    assert p.time_s == p["time_s"] > 0 and p.tflops == p["tflops"]
+    assert p.kernel_id == p["kernel"]["id"] == config.kernel_id
+    assert p.tflops == pytest.approx(2 * 4096**3 / p.time_s / 1e12, rel=1e-9)
+    assert p.tflops <= h200.peak_TFLOPS.fp32
+    assert p["kernel"]["config"]["threads"] == 256 and p["occupancy"]["blocks_per_sm"] >= 1
+    assert 0 < p["occupancy"]["occupancy"] <= 1 and p["occupancy"]["limiters"]
+    assert p["waves"]["grid_blocks"] == (4096 // 256) * (4096 // 128)
+    assert p["binding_term"] + "_s" in p["terms"]
+    assert p["roofline"]["binding"] in ("compute", "shared_memory", "l2", "dram")
+    assert 0 <= p["l2"]["l2_operand_hit_rate"] <= 1 and 0 <= p["l2"]["l2_sector_hit_rate"] <= 1
+    assert set(p["terms"]) == {"issue_s", "shared_memory_s", "latency_s", "l2_s", "dram_s",
+                               "spill_s"}
+    assert json.loads(p.to_json()) == p.to_dict() == dict(p)
     uncalibrated = roofcast.predict(h200, SQUARE, config, calibrated=False)
-    assert not uncalibrated["calibrated"] and uncalibrated["time_s"] != p["time_s"]
+    assert not uncalibrated["calibration"]["calibrated"] and uncalibrated.time_s != p.time_s
 
 
 def test_predict_takes_raster_and_registers(h200):
     config = roofcast.TileConfig(**R9)
     grouped = roofcast.predict(h200, SQUARE, config, raster="grouped:8")
-    assert grouped["raster"] == "grouped:8"
+    assert grouped["kernel"]["raster"] == "grouped:8"
     given = roofcast.predict(h200, SQUARE, config, registers_per_thread=168)
-    assert given["why"]["registers_per_thread"] == 168
-    assert not given["why"]["registers_estimated"]
+    assert given["kernel"]["registers_per_thread"] == 168
+    assert not given["kernel"]["registers_estimated"]
 
 
 def test_predict_errors_surface_as_value_errors(h200):
@@ -204,51 +213,63 @@ def test_bad_bounds_name_the_field(h200):
 
 
 def test_rank_default_space_top3_fastest_first(h200):
-    ranking = roofcast.rank(h200, SQUARE, top=3)
+    document = roofcast.rank(h200, SQUARE, top=3)
+    assert document["schema_version"] == 1 and document["kind"] == "ranking"
+    assert document["gpu"]["id"] == "h200-sxm" and document["calibrated"]
+    (ranking,) = document["problems"]
     ranked = ranking["ranked"]
-    assert len(ranked) == 3 and ranking["gpu"] == "h200-sxm"
-    assert ranking["problem"] == SQUARE and ranking["calibrated"]
+    assert len(ranked) == 3
+    assert tuple(ranking["problem"][axis] for axis in "mnk") == SQUARE
     times = [r["time_s"] for r in ranked]
     assert times == sorted(times) and times[0] > 0
-    pruned = sum(ranking["pruned_by_reason"].values())
+    pruned = sum(ranking["pruned_candidates"].values())
     assert ranking["candidates"] == ranking["kept"] + ranking["other_rasters"] + pruned
     assert ranking["candidates"] == len(roofcast.enumerate_candidates(h200))
     for r in ranked:
-        assert set(r) >= {"index", "config", "kernel_id", "raster", "time_s", "tflops", "why"}
-        assert r["why"]["occupancy_limiter"]
+        assert set(r) >= {"candidate_index", "config", "kernel_id", "raster", "time_s", "tflops",
+                          "explanation"}
+        assert r["explanation"]["limiters"]
 
 
 def test_rank_equals_predict(h200):
     bounds = roofcast.SpaceBounds(rungs=[9], block_tiles=[128], k_tiles=[16], stages=[3],
                                   rasters=["row_major"])
     candidates = roofcast.enumerate_candidates(h200, bounds)
-    ranking = roofcast.rank(h200, SQUARE, candidates=candidates)
+    ranking = roofcast.rank(h200, SQUARE, candidates=candidates)["problems"][0]
     assert ranking["kept"] == len(ranking["ranked"]) > 0
     for r in ranking["ranked"]:
-        candidate = candidates[r["index"]]
+        candidate = candidates[r["candidate_index"]]
         p = roofcast.predict(h200, SQUARE, candidate.config, raster=candidate.raster)
-        assert r["time_s"] == pytest.approx(p["time_s"], rel=1e-12)
-        assert r["why"] == p["why"]
+        assert r["time_s"] == pytest.approx(p.time_s, rel=1e-12)
+        why = r["explanation"]
+        assert why["limiters"] == p["occupancy"]["limiters"]
+        assert why["blocks_per_sm"] == p["occupancy"]["blocks_per_sm"]
+        assert why["l2_operand_hit_rate"] == p["l2"]["l2_operand_hit_rate"]
+        assert why["l2_sector_hit_rate"] == p["l2"]["l2_sector_hit_rate"]
+        assert why["binding_term"] == p["binding_term"]
+        assert r["config"] == p["kernel"]["config"]
         assert roofcast.TileConfig(**r["config"]) == candidate.config
 
 
 def test_rank_pruning_rules(h200):
     bounds = roofcast.SpaceBounds(rungs=[7, 9])
-    everything = roofcast.rank(h200, SQUARE, bounds=bounds)
+    everything = roofcast.rank(h200, SQUARE, bounds=bounds)["problems"][0]
     pruned = roofcast.rank(h200, SQUARE, bounds=bounds, min_occupancy=0.25,
                            min_blocks_per_sm=2, drop_spilling=True, list_pruned=True)
+    pruned = pruned["problems"][0]
     assert 0 < pruned["kept"] < everything["kept"]
+    assert "pruned" not in everything  # listed only when asked for
     for r in pruned["ranked"]:
-        assert r["why"]["occupancy"] >= 0.25 and r["why"]["blocks_per_sm"] >= 2
-        assert r["why"]["spill_bytes_per_thread"] == 0
+        assert r["explanation"]["occupancy"] >= 0.25 and r["explanation"]["blocks_per_sm"] >= 2
+        assert r["explanation"]["spill_bytes_per_thread"] == 0
     reasons = {p["reason"] for p in pruned["pruned"]}
     assert reasons <= {"not_launchable", "spills", "low_occupancy", "few_blocks"}
-    assert len(pruned["pruned"]) == sum(pruned["pruned_by_reason"].values())
+    assert len(pruned["pruned"]) == sum(pruned["pruned_candidates"].values())
 
 
 def test_rank_best_raster_only_keeps_one_raster_per_config(h200):
     ranking = roofcast.rank(h200, SQUARE, bounds=roofcast.SpaceBounds(rungs=[9]),
-                            best_raster_only=True)
+                            best_raster_only=True)["problems"][0]
     ids = [r["kernel_id"] for r in ranking["ranked"]]
     assert len(ids) == len(set(ids)) and ranking["other_rasters"] > 0
 
@@ -266,7 +287,7 @@ def test_rank_errors(h200):
 
 
 def test_rank_by_gpu_id_and_spec_file(spec_file):
-    by_id = roofcast.rank("h200-sxm", SQUARE, top=1)["ranked"][0]
-    by_file = roofcast.rank(str(spec_file), SQUARE, top=1)["ranked"][0]
+    by_id = roofcast.rank("h200-sxm", SQUARE, top=1)["problems"][0]["ranked"][0]
+    by_file = roofcast.rank(str(spec_file), SQUARE, top=1)["problems"][0]["ranked"][0]
     assert by_id["kernel_id"] == by_file["kernel_id"]
     assert math.isclose(by_id["time_s"], by_file["time_s"], rel_tol=1e-12)

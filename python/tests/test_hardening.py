@@ -32,7 +32,7 @@ def test_a_spec_that_breaks_the_model_is_refused_by_the_loader(tmp_path, spec_fi
     result = roofcast.occupancy(gpu, threads=32, registers_per_thread=255)
     assert result["blocks_per_sm"] == 0
     assert result["launchable"] is False
-    assert "no block fits" in result["failure"]
+    assert "no block fits" in result["cannot_launch_reason"]
 
 
 def test_extents_are_bounded_as_everywhere_else(h200):
@@ -87,7 +87,9 @@ def test_a_kernel_the_gpu_cannot_run_has_no_time():
                               wn=64, threads=256, stages=4, vector_width=4, cluster=2)
     for gpu, config in [("a100-sxm4-80gb", r10), ("v100-sxm2-32gb", roofcast.TileConfig(**R9))]:
         p = roofcast.predict(gpu, (4096, 4096, 4096), config)
-        assert p["launchable"] is False
+        assert p["launchable"] is False and p.launchable is False
         assert p["time_s"] is None and p["tflops"] is None
-        assert "compute capability" in p["not_runnable"]
-    assert roofcast.predict("h200-sxm", (4096, 4096, 4096), r10)["not_runnable"] is None
+        assert p.time_s is None and p.tflops is None
+        assert "compute capability" in p["cannot_launch_reason"]
+        assert "calibration" not in p  # no time, so no time model either
+    assert roofcast.predict("h200-sxm", (4096, 4096, 4096), r10)["cannot_launch_reason"] is None

@@ -91,7 +91,7 @@ def test_pruning_shrinks_the_space_and_keeps_what_the_predicate_admits():
     best = min(floor.explain(p)["time_s"] for p in points(TUNE_PARAMS) if floor(p))
     for values in expected:
         verdict = pruned.explain(dict(zip(TUNE_PARAMS, values)))
-        assert verdict["why"]["occupancy"] >= 0.25
+        assert verdict["explanation"]["occupancy"] >= 0.25
         assert verdict["best_time_s"] == pytest.approx(best, rel=1e-12)
         assert verdict["time_s"] <= 1.25 * best * (1 + 1e-12)
     slow = [p for p in points(TUNE_PARAMS) if everything(p) and not pruned(p)]

@@ -144,7 +144,7 @@ def test_pruning_rules_apply_to_the_rung9_kernels():
     assert kept
     for score in prune.last_scores:
         if score["time_s"] is not None:
-            assert score["why"]["occupancy"] >= 0.25
+            assert score["explanation"]["occupancy"] >= 0.25
     with pytest.raises(ValueError, match="min_occupancy"):
         triton_early_config_prune("h200-sxm", min_occupancy=2)
 

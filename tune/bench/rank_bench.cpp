@@ -88,6 +88,13 @@ void BM_rank_registry(benchmark::State& state) {
 }
 BENCHMARK(BM_rank_registry)->Unit(benchmark::kMicrosecond);
 
+// The call python/bench/interface_bench.py times through roofcast.rank: the H200's default
+// enumerated space at 4096^3, top 10.
+void BM_rank_default_space(benchmark::State& state) {
+  rank_all(state, tune::enumerate_candidates(embedded_spec("h200-sxm")));
+}
+BENCHMARK(BM_rank_default_space)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();
