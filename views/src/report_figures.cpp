@@ -434,7 +434,7 @@ std::string l2_figure(const GpuReport& r) {
   s += format("set ylabel 'L2 hit rate (%%)'\nset yrange [%.0f:102]\nset grid ytics\n",
               std::max(0.0, std::floor(lowest / 10) * 10 - 10));
   s += "set style fill solid 0.85 border -1\nset key outside right top " + kSmallFont + "\n";
-  s += panel_margins();
+  s += panel_margins() + "set bmargin 4\n";  // room for the two-line ticks
   for (std::size_t p = 0; p < problems.size(); ++p) {
     std::vector<const L2RasterRow*> rows;
     for (const L2RasterRow& row : r.l2_raster) {

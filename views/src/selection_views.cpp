@@ -153,7 +153,7 @@ std::string selection_top1_gnuplot(const SelectionReport& r) {
   s += "set ylabel '% of the measured best'\nset yrange [0:105]\nset grid ytics\n";
   s += "set style data histogram\nset style histogram cluster gap 1\n";
   s += "set style fill solid 0.9 border -1\nset boxwidth 0.9\n";
-  s += "set xtics rotate by -40 nomirror " + figure_font(kFigureSmallFontSize) + "\n";
+  s += "set xtics rotate by 30 right nomirror " + figure_font(kFigureSmallFontSize) + "\n";
   s += "set key outside below center horizontal " + figure_font(kFigureSmallFontSize) + "\n";
   s += "set arrow from graph 0, first 95 to graph 1, first 95 nohead dt 2 lc rgb '#d62728'\n";
   s += "$data << EOD\n";
