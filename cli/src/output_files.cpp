@@ -14,6 +14,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "roofcast/views/views.hpp"
+
 extern char** environ;
 
 namespace roofcast::cli {
@@ -86,6 +88,19 @@ void draw_with_gnuplot(const std::string& script, const std::filesystem::path& f
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || written < script.size() || empty) {
     throw std::runtime_error("gnuplot failed to draw " + shown + " (exit status " +
                              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+  }
+  // gnuplot's <title> is an identifier (the terminal's name); the figure's title replaces it.
+  if (const std::optional<std::string> title = views::figure_title(script)) {
+    std::string svg;
+    {
+      std::ifstream in(figure, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      svg = text.str();
+    }
+    std::ofstream out(figure, std::ios::binary | std::ios::trunc);
+    out << views::with_figure_title(std::move(svg), *title);
+    if (!out.flush()) throw std::runtime_error("cannot write the figure file " + shown);
   }
 }
 

@@ -131,7 +131,11 @@ TEST(CliSvg, SweepIsDrawnWithGnuplot) {
   const std::string drawing = read_file(svg);
   EXPECT_NE(drawing.find("<svg"), std::string::npos);
   EXPECT_NE(drawing.find("occupancy staircase over registers per thread"), std::string::npos);
-  EXPECT_NE(drawing.find("2/SM, registers"), std::string::npos);  // the 81-128 register step
+  EXPECT_NE(drawing.find("2/SM"), std::string::npos);  // the 81-128 register step's label
+  EXPECT_NE(drawing.find("limited by registers"), std::string::npos);  // its colour in the key
+  EXPECT_NE(drawing.find("<title>NVIDIA H200 SXM 141GB: occupancy staircase over registers per "
+                         "thread</title>"),
+            std::string::npos);
   EXPECT_NE(drawing.find("this kernel"), std::string::npos);
   fs::remove(svg);
   expect_error("occupancy --gpu h200-sxm --threads 256 --regs 128 --svg x.svg", 2,

@@ -8,12 +8,16 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "roofcast/views/report_data.hpp"
+#include "roofcast/views/views.hpp"
 #include "support/cli_runner.hpp"
 
 namespace {
@@ -279,6 +283,154 @@ const char* const kLadder = R"({"schema_version": 1, "about": "test", "ladders":
      {"step": "range", "maps_to_rung": 2, "gflops": null, "pct_of_cublas": null,
       "pct_of_cublas_min": 25, "pct_of_cublas_max": 40},
      {"step": "other", "maps_to_rung": null, "gflops": null, "pct_of_cublas": 80}]}]})";
+
+// ---- the figures' style ---------------------------------------------------------------------
+
+/// The text of an SVG's first <title> element (the document's title).
+std::string svg_title(const std::string& svg) {
+  const std::size_t open = svg.find("<title>");
+  if (open == std::string::npos) return "";
+  return svg.substr(open + 7, svg.find("</title>", open) - open - 7);
+}
+
+TEST(ReportFigures, EveryCommittedSvgSaysWhatItShows) {
+  std::vector<fs::path> svgs;
+  for (const auto& entry : fs::recursive_directory_iterator(kRoot / "reports")) {
+    if (entry.path().extension() == ".svg") svgs.push_back(entry.path());
+  }
+  ASSERT_GE(svgs.size(), 31u);
+  for (const fs::path& svg : svgs) {
+    const std::string title = svg_title(read_file(svg));
+    EXPECT_NE(title, "Gnuplot") << svg;
+    EXPECT_EQ(title.find("_plot_"), std::string::npos) << svg << ": " << title;
+    EXPECT_NE(title.find(": "), std::string::npos) << svg << ": " << title;
+  }
+  EXPECT_EQ(svg_title(read_file(kRoot / "reports/h200-sxm/ladder.svg")),
+            "NVIDIA H200 SXM 141GB: SGEMM ladder at 4096³");
+}
+
+/// Draws the report of `gpu` into a fresh folder, scripts kept.
+fs::path drawn_report(const std::string& gpu) {
+  const fs::path out = temp_dir("roofcast_figures_" + gpu);
+  const CliRun run =
+      run_cli("report --gpu " + gpu + " --out '" + out.string() + "' --keep-scripts");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return out;
+}
+
+TEST(ReportFigures, EveryScriptUsesTheSharedTerminalAndFontSizes) {
+  namespace views = roofcast::views;
+  const std::regex font("font '[^',]*,([0-9]+)'");
+  for (const std::string gpu : {"h200-sxm", "v100-sxm2-32gb"}) {
+    const fs::path out = drawn_report(gpu);
+    int scripts = 0;
+    for (const auto& entry : fs::directory_iterator(out)) {
+      if (entry.path().extension() != ".gp") continue;
+      ++scripts;
+      const std::string script = read_file(entry.path());
+      EXPECT_EQ(script.rfind(views::figure_header(0, 0, "").substr(0, 30), 0), 0u) << entry.path();
+      EXPECT_NE(script.find(views::format("svg size %d,", views::kFigureWidth)), std::string::npos)
+          << entry.path() << ": every figure is drawn at the shared width";
+      EXPECT_NE(script.find(views::figure_font(views::kFigureFontSize) + " name '"),
+                std::string::npos)
+          << entry.path();
+      EXPECT_TRUE(views::figure_title(script).has_value()) << entry.path();
+      // No text smaller than the shared small size anywhere in the figure.
+      for (auto it = std::sregex_iterator(script.begin(), script.end(), font);
+           it != std::sregex_iterator(); ++it) {
+        EXPECT_GE(std::stoi((*it)[1]), views::kFigureSmallFontSize)
+            << entry.path() << ": " << (*it)[0];
+      }
+    }
+    EXPECT_GE(scripts, 6) << gpu;
+    fs::remove_all(out);
+  }
+}
+
+/// The $rows block of a ladder script, one vector of columns per line.
+std::vector<std::vector<std::string>> ladder_rows(const std::string& script) {
+  std::vector<std::vector<std::string>> rows;
+  const std::size_t begin = script.find("$rows << EOD\n");
+  EXPECT_NE(begin, std::string::npos);
+  std::istringstream lines(
+      script.substr(begin + 13, script.find("EOD\n", begin + 13) - begin - 13));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream columns(line);
+    std::vector<std::string>& row = rows.emplace_back();
+    for (std::string column; columns >> column;) row.push_back(column);
+  }
+  return rows;
+}
+
+TEST(ReportFigures, MeasuredLadderHasMinMaxWhiskersFromTheRepeats) {
+  const fs::path out = drawn_report("h200-sxm");
+  const std::string script = read_file(out / "ladder.gp");
+  EXPECT_NE(script.find("title 'measured min–max of 20 repeats'"), std::string::npos);
+  EXPECT_NE(script.find("$rows using ($1-0.18):7:(0):($8-$7) with vectors nohead"),
+            std::string::npos);
+  // Every timed rung at 4096³: the fastest raster order's slowest and fastest repeats.
+  const nlohmann::json m =
+      nlohmann::json::parse(read_file(kRoot / "data/measurements/h200-sxm/sgemm-ladder.json"));
+  std::map<std::string, const nlohmann::json*> best;  // rung prefix "r09" -> case
+  for (const nlohmann::json& c : m["cases"]) {
+    if (c["set"] != "ladder" || c["m"] != 4096 || c["n"] != 4096 || c["k"] != 4096 ||
+        !c.contains("time_ms") || c["kernel"] == "cublas") {
+      continue;
+    }
+    const std::string rung = c["kernel"].get<std::string>().substr(0, 3);
+    if (!best.count(rung) || c["tflops"].get<double>() > (*best[rung])["tflops"].get<double>()) {
+      best[rung] = &c;
+    }
+  }
+  ASSERT_GE(best.size(), 9u);
+  const std::vector<std::vector<std::string>> rows = ladder_rows(script);
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  for (const auto& [rung, c] : best) {
+    const std::string low = roofcast::views::format(
+        "%.4f", flops / ((*c)["time_ms"]["max"].get<double>() * 1e-3) / 1e12);
+    const std::string high = roofcast::views::format(
+        "%.4f", flops / ((*c)["time_ms"]["min"].get<double>() * 1e-3) / 1e12);
+    const std::string median = roofcast::views::format("%.4f", (*c)["tflops"].get<double>());
+    bool found = false;
+    for (const std::vector<std::string>& row : rows) {
+      ASSERT_EQ(row.size(), 8u);
+      found = found || (row[6] == low && row[7] == high);
+    }
+    EXPECT_TRUE(found) << rung << ": no row with " << low << " " << high << " (median " << median
+                       << ")";
+    EXPECT_LT(std::stod(low), std::stod(high)) << rung;
+  }
+  fs::remove_all(out);
+}
+
+TEST(ReportFigures, PredictionOnlyLadderHasNoSpread) {
+  const fs::path out = drawn_report("v100-sxm2-32gb");
+  const std::string script = read_file(out / "ladder.gp");
+  EXPECT_EQ(script.find("min–max"), std::string::npos);
+  EXPECT_EQ(script.find("vectors"), std::string::npos);
+  for (const std::vector<std::string>& row : ladder_rows(script)) {
+    ASSERT_EQ(row.size(), 8u);
+    EXPECT_EQ(row[6], "nan");
+    EXPECT_EQ(row[7], "nan");
+  }
+  fs::remove_all(out);
+}
+
+TEST(ReportFigures, TitlesAreEscapedForGnuplotAndXml) {
+  namespace views = roofcast::views;
+  const std::string evil = "A&B <x> \"q\" it's\n! touch /tmp/x\\";
+  const std::string header = views::figure_header(900, 400, evil);
+  // The name is an identifier (gnuplot 5.4 takes nothing else); the title one comment line.
+  EXPECT_NE(header.find("name 'A_B_x_q_it_s_touch_tmp_x' "), std::string::npos) << header;
+  EXPECT_NE(header.find("\n# figure title: A&B <x> \"q\" it's?! touch /tmp/x\n"), std::string::npos)
+      << header;
+  EXPECT_EQ(std::count(header.begin(), header.end(), '\n'), 4);
+  EXPECT_EQ(views::figure_title(header), "A&B <x> \"q\" it's?! touch /tmp/x");
+  EXPECT_EQ(views::with_figure_title("<svg>\n<title>Gnuplot</title>\n<desc>", "a<b & 'c' \"d\""),
+            "<svg>\n<title>a&lt;b &amp; &apos;c&apos; &quot;d&quot;</title>\n<desc>");
+  EXPECT_EQ(views::figure_identifier("4096³ ladder"), "figure_4096_ladder");
+  EXPECT_EQ(views::figure_identifier("³"), "figure_");
+}
 
 TEST(PublishedLadders, ParsesStepsRangesAndUnmappedSteps) {
   const auto ladders = roofcast::views::parse_published_ladders(kLadder, "t.json");

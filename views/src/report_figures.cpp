@@ -12,14 +12,18 @@ constexpr const char* kMeasuredColor = "#222222";
 constexpr const char* kPredictedColor = "#1f6fb4";
 constexpr const char* kPublishedColor = "#e6a23c";
 constexpr const char* kReferenceColor = "#59a14f";
+constexpr const char* kSpreadColor = "#d6336c";
 
-/// The terminal; the figure goes to standard output, so no path is ever in a script.
-std::string header(int width, int height) {
-  return format(
-      "set encoding utf8\nset terminal svg size %d,%d dynamic enhanced font 'sans,11' "
-      "background '#ffffff'\nset output\n",
-      width, height);
+/// The shared terminal and title (views.hpp); `what` says what the figure shows.
+std::string header(int height, const GpuReport& r, const std::string& what) {
+  return figure_header(kFigureWidth, height, r.gpu.name + ": " + what);
 }
+
+const std::string kSmallFont = figure_font(kFigureSmallFontSize);
+
+/// Multiplot panels share fixed left and right margins, so they line up whether or not a panel
+/// carries the key (only the first does, in the right margin).
+std::string panel_margins() { return "set lmargin at screen 0.09\nset rmargin at screen 0.76\n"; }
 
 std::string short_raster(const gemm::RasterOrder& raster) {
   switch (raster.kind) {
@@ -49,13 +53,16 @@ std::optional<std::pair<double, double>> reference_range(const GpuReport& r, int
 }
 
 std::string ladder_figure(const GpuReport& r) {
-  std::string s = header(900, 480);
+  std::string s = header(540, r, "SGEMM ladder at " + problem_label(r.problem));
   const Ceilings& c = r.roofline.ceilings;
   s += format("set title %s.\": the SGEMM ladder at %s, %s\"\n", gnuplot_string(r.gpu.name).c_str(),
               problem_label(r.problem).c_str(),
               r.validated ? "measured and predicted" : "predicted only (not validated)");
   s += "set ylabel 'TFLOPS'\nset xlabel 'rung (headline config, best raster order)'\n";
-  s += "set grid ytics\nset key top left\nset style fill solid 0.85 border -1\n";
+  // The key goes below the plot, and the ceilings are lines named in it: nothing is written
+  // inside the plot, where a bar or a reference range could be under it.
+  s += "set grid ytics\nset key outside below center horizontal maxrows 3 " + kSmallFont + "\n";
+  s += "set style fill solid 0.85 border -1\n";
   const double top = std::max(c.ffma_TFLOPS.spec, c.ffma_TFLOPS.value()) * 1.12;
   s += format("set yrange [0:%.3f]\nset xrange [-0.7:%zu.7]\n", top, r.ladder.size() - 1);
   s += "set xtics (";
@@ -63,37 +70,38 @@ std::string ladder_figure(const GpuReport& r) {
     s += format("%s%s %zu", i ? ", " : "",
                 gnuplot_string(rung_label(r.ladder[i].rung, r.ladder[i].kernel, true)).c_str(), i);
   }
+  // Columns: index, measured (median), predicted, reference low and high, transferred, measured
+  // slowest and fastest repeat.
   s += ")\n$rows << EOD\n";
+  bool spread = false;
+  int repeats = -1;  // the same count in every row, or 0
   for (std::size_t i = 0; i < r.ladder.size(); ++i) {
     const ReportLadderRow& row = r.ladder[i];
     const std::optional<std::pair<double, double>> range = reference_range(r, row.rung);
-    s += format("%zu %.4f %.4f %.4f %.4f %.4f\n", i, row.measured_TFLOPS.value_or(NAN),
+    const bool has_spread =
+        row.measured_TFLOPS && row.measured_min_TFLOPS && row.measured_max_TFLOPS;
+    spread = spread || has_spread;
+    if (has_spread)
+      repeats = repeats < 0 || repeats == row.measured_repeats ? row.measured_repeats : 0;
+    s += format("%zu %.4f %.4f %.4f %.4f %.4f %.4f %.4f\n", i, row.measured_TFLOPS.value_or(NAN),
                 row.supported ? row.prediction.tflops : NAN,
                 range && r.cublas_TFLOPS ? range->first / 100 * *r.cublas_TFLOPS : NAN,
                 range && r.cublas_TFLOPS ? range->second / 100 * *r.cublas_TFLOPS : NAN,
-                row.transferred_TFLOPS.value_or(NAN));
+                row.transferred_TFLOPS.value_or(NAN), has_spread ? *row.measured_min_TFLOPS : NAN,
+                has_spread ? *row.measured_max_TFLOPS : NAN);
   }
   s += "EOD\n";
-  s += format(
-      "set arrow from graph 0, first %.4f to graph 1, first %.4f nohead dt 2 lc rgb "
-      "'#d62728'\n",
-      c.ffma_TFLOPS.value(), c.ffma_TFLOPS.value());
-  s += format(
-      "set label '%s FFMA ceiling %.1f' at graph 0.99, first %.4f right offset 0,0.6 "
-      "font 'sans,9' tc rgb '#d62728'\n",
-      c.ffma_TFLOPS.measured ? "measured" : "datasheet", c.ffma_TFLOPS.value(),
-      c.ffma_TFLOPS.value());
   std::string plot = "plot ";
   if (r.validated && r.cublas_TFLOPS) {
     plot +=
         "$rows using 1:(($4+$5)/2):(0.45):(($5-$4)/2) with boxxyerror fs transparent solid "
         "0.25 noborder lc rgb '" +
         std::string(kReferenceColor) +
-        "' title 'V100 reference range (% of cuBLAS, scaled to this cuBLAS)', \\\n     ";
+        "' title 'V100 reference range (% of cuBLAS, scaled)', \\\n     ";
   }
   if (r.validated) {
     plot += format(
-        "$rows using ($1-0.18):2:(0.36) with boxes lc rgb '%s' title 'measured', \\\n"
+        "$rows using ($1-0.18):2:(0.36) with boxes lc rgb '%s' title 'measured (median)', \\\n"
         "     ",
         kMeasuredColor);
   }
@@ -101,21 +109,32 @@ std::string ladder_figure(const GpuReport& r) {
     plot += format(
         "$rows using ($1-0.18):3:(0.36) with boxes lc rgb '%s' title 'predicted, "
         "uncalibrated', \\\n     $rows using ($1+0.18):6:(0.36) with boxes lc rgb "
-        "'#9ec5e8' title 'predicted with the %s scales'",
-        kPredictedColor, r.transferred_calibration->gpu_id.c_str());
+        "'#9ec5e8' title %s",
+        kPredictedColor,
+        gnuplot_string("predicted with the " + r.transferred_calibration->gpu_id + " scales")
+            .c_str());
   } else {
     plot += format("$rows using ($1+0.18):3:(0.36) with boxes lc rgb '%s' title 'predicted'",
                    kPredictedColor);
   }
+  if (spread) {
+    // Whiskers drawn as vectors (a stem and two caps): gnuplot 5.4's yerrorbars put a disk of
+    // the background colour under every point, which would hide the bar's top.
+    const std::string title = repeats > 0 ? format("measured min–max of %d repeats", repeats)
+                                          : std::string("measured min–max of the repeats");
+    plot += format(
+        ", \\\n     $rows using ($1-0.18):7:(0):($8-$7) with vectors nohead lw 1.5 lc rgb '%s' "
+        "title '%s', \\\n     $rows using ($1-0.26):7:(0.16):(0) with vectors nohead lw 1.5 lc "
+        "rgb '%s' notitle, \\\n     $rows using ($1-0.26):8:(0.16):(0) with vectors nohead lw "
+        "1.5 lc rgb '%s' notitle",
+        kSpreadColor, title.c_str(), kSpreadColor, kSpreadColor);
+  }
+  plot += format(", \\\n     %.4f dt 2 lw 1.5 lc rgb '#d62728' title 'FFMA ceiling, %s %.1f'",
+                 c.ffma_TFLOPS.value(), c.ffma_TFLOPS.measured ? "measured" : "datasheet",
+                 c.ffma_TFLOPS.value());
   if (r.cublas_TFLOPS) {
-    s += format(
-        "set arrow from graph 0, first %.4f to graph 1, first %.4f nohead lw 1.5 lc rgb "
-        "'%s'\n",
-        *r.cublas_TFLOPS, *r.cublas_TFLOPS, kPublishedColor);
-    s += format(
-        "set label 'cuBLAS %.1f' at graph 0.99, first %.4f right offset 0,-0.7 font "
-        "'sans,9' tc rgb '%s'\n",
-        *r.cublas_TFLOPS, *r.cublas_TFLOPS, kPublishedColor);
+    plot += format(", \\\n     %.4f lw 1.5 lc rgb '%s' title 'cuBLAS %.1f'", *r.cublas_TFLOPS,
+                   kPublishedColor, *r.cublas_TFLOPS);
   }
   s += plot + "\n";
   return s;
@@ -127,9 +146,57 @@ std::string roof(double bandwidth_GBps, double compute_TFLOPS) {
                 bandwidth_GBps);
 }
 
+/// One label of the roofline: the rungs whose points at one level sit together.
+struct PointLabel {
+  double x_px = 0;  // the rightmost point's position in the plot, pixels from its lower left
+  double y_px = 0;  // the points' mean height
+  int members = 0;
+  double intensity = 0;  // where the label is drawn (the rightmost point)
+  std::string text;
+};
+
+/// The label boxes of one level that would overlap (or cover one of the level's points) are
+/// merged into one label "4,5,6p" right of the rightmost of them, until none overlaps; the sizes
+/// are the figure's (about 780 x 420 px of plot, the small font about 0.6 of its size wide).
+std::vector<PointLabel> merge_labels(std::vector<PointLabel> labels) {
+  const double char_px = 0.6 * kFigureSmallFontSize;
+  const double height_px = 1.3 * kFigureSmallFontSize;
+  auto left = [](const PointLabel& l) { return l.x_px + 6; };
+  auto right = [&](const PointLabel& l) { return l.x_px + 8 + char_px * l.text.size(); };
+  auto overlap = [&](const PointLabel& a, const PointLabel& b) {
+    // Either label's box over the other's, or over the other's point (a point is 10 px wide).
+    const bool rows = std::abs(a.y_px - b.y_px) < height_px;
+    const bool boxes = left(a) < right(b) && left(b) < right(a);
+    const bool points = (b.x_px + 5 > left(a) && b.x_px - 5 < right(a)) ||
+                        (a.x_px + 5 > left(b) && a.x_px - 5 < right(b));
+    return rows && (boxes || points);
+  };
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (std::size_t i = 0; i < labels.size() && !merged; ++i) {
+      for (std::size_t j = i + 1; j < labels.size() && !merged; ++j) {
+        if (!overlap(labels[i], labels[j])) continue;
+        PointLabel& a = labels[i];
+        const PointLabel& b = labels[j];
+        a.y_px = (a.y_px * a.members + b.y_px * b.members) / (a.members + b.members);
+        if (b.x_px > a.x_px) {
+          a.x_px = b.x_px;
+          a.intensity = b.intensity;
+        }
+        a.members += b.members;
+        a.text += "," + b.text;
+        labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(j));
+        merged = true;
+      }
+    }
+  }
+  return labels;
+}
+
 std::string roofline_figure(const GpuReport& r) {
   const Ceilings& c = r.roofline.ceilings;
-  std::string s = header(900, 600);
+  std::string s =
+      header(720, r, "hierarchical roofline of the ladder at " + problem_label(r.problem));
   s += format(
       "set title %s.\": hierarchical roofline, the ladder at %s\\n{/*0.85 %s; one point "
       "per rung and memory level}\"\n",
@@ -137,9 +204,13 @@ std::string roofline_figure(const GpuReport& r) {
       r.validated ? "filled: measured TFLOPS; open: predicted"
                   : "predicted TFLOPS (nothing measured)");
   s += "set logscale xy\nset xlabel 'arithmetic intensity (FLOP per byte at the level)'\n";
-  s += "set ylabel 'TFLOPS'\nset grid\nset key bottom right font 'sans,9'\n";
-  s += "set xrange [0.1:3000]\n";
-  s += format("set yrange [0.3:%.3f]\n", std::max(c.ffma_TFLOPS.spec, c.ffma_TFLOPS.value()) * 2);
+  // The key below the plot: the roofs and the points fill the plot's corners on some GPUs.
+  s += "set ylabel 'TFLOPS'\nset grid\nset key outside below center horizontal maxcols 3 " +
+       kSmallFont + "\n";
+  constexpr double kXLow = 0.1, kXHigh = 3000, kYLow = 0.3;
+  const double y_high = std::max(c.ffma_TFLOPS.spec, c.ffma_TFLOPS.value()) * 2;
+  s += format("set xrange [%g:%g]\n", kXLow, kXHigh);
+  s += format("set yrange [%g:%.3f]\n", kYLow, y_high);
   s += "set samples 400\n";
   struct Level {
     const char* name;
@@ -149,24 +220,47 @@ std::string roofline_figure(const GpuReport& r) {
   const Level levels[] = {{"shared memory", &c.shared_memory_GBps, "#59a14f"},
                           {"L2", &c.l2_GBps, "#e6a23c"},
                           {"DRAM", &c.dram_GBps, "#1f6fb4"}};
+  auto x_px = [&](double intensity) {
+    return std::log10(intensity / kXLow) / std::log10(kXHigh / kXLow) * 780;
+  };
+  auto y_px = [&](double tflops) {
+    return std::log10(tflops / kYLow) / std::log10(y_high / kYLow) * 420;
+  };
+  std::vector<PointLabel> labels[3];
   s += "$points << EOD\n";
-  // Columns: level index, intensity, TFLOPS, measured (1) or predicted (0), rung label.
+  // Columns: level index, intensity, TFLOPS, measured (1) or predicted (0).
   for (const ReportLadderRow& row : r.ladder) {
     if (!row.supported) continue;
     const Roofline& roofline = row.prediction.roofline;
     const LevelBound* bounds[] = {&roofline.shared_memory, &roofline.l2, &roofline.dram};
     for (int level = 0; level < 3; ++level) {
       if (bounds[level]->intensity <= 0) continue;
-      s += format("%d %.5g %.5g 0 %s\n", level, bounds[level]->intensity, row.prediction.tflops,
-                  gnuplot_datum(rung_label(row.rung, row.kernel, true)).c_str());
-      if (!row.measured_TFLOPS) continue;
-      // DRAM: the intensity Nsight Compute measured; shared memory and L2: the model's bytes.
-      double intensity = bounds[level]->intensity;
-      if (level == 2 && row.measured_dram_bytes && *row.measured_dram_bytes > 0) {
-        intensity = roofline.flops / *row.measured_dram_bytes;
+      s += format("%d %.5g %.5g 0\n", level, bounds[level]->intensity, row.prediction.tflops);
+      // The label goes by the measured point where there is one, else by the predicted.
+      double label_intensity = bounds[level]->intensity;
+      double label_tflops = row.prediction.tflops;
+      if (row.measured_TFLOPS) {
+        // DRAM: the intensity Nsight Compute measured; shared memory and L2: the model's bytes.
+        double intensity = bounds[level]->intensity;
+        if (level == 2 && row.measured_dram_bytes && *row.measured_dram_bytes > 0) {
+          intensity = roofline.flops / *row.measured_dram_bytes;
+        }
+        s += format("%d %.5g %.5g 1\n", level, intensity, *row.measured_TFLOPS);
+        label_intensity = intensity;
+        label_tflops = *row.measured_TFLOPS;
       }
-      s += format("%d %.5g %.5g 1 %s\n", level, intensity, *row.measured_TFLOPS,
-                  gnuplot_datum(rung_label(row.rung, row.kernel, true)).c_str());
+      if (label_intensity < kXLow || label_intensity > kXHigh || label_tflops < kYLow) continue;
+      labels[level].push_back({x_px(label_intensity), y_px(label_tflops), 1, label_intensity,
+                               rung_label(row.rung, row.kernel, true)});
+    }
+  }
+  s += "EOD\n$labels << EOD\n";
+  // Columns: level index, intensity, TFLOPS, text.
+  for (int level = 0; level < 3; ++level) {
+    for (const PointLabel& label : merge_labels(labels[level])) {
+      const double tflops = kYLow * std::pow(y_high / kYLow, label.y_px / 420);
+      s += format("%d %.5g %.5g %s\n", level, label.intensity, tflops,
+                  gnuplot_datum(label.text).c_str());
     }
   }
   s += "EOD\n";
@@ -198,28 +292,27 @@ std::string roofline_figure(const GpuReport& r) {
     if (r.validated) {
       plot += format(
           ", \\\n     $points using ($1==%d && $4==1 ? $2 : 1/0):3 with points pt 7 "
-          "ps 1.0 lc rgb '%s' notitle, \\\n     $points using ($1==%d && $4==1 ? $2 : "
-          "1/0):3:5 with labels offset 0.9,0.5 font 'sans,8' tc rgb '%s' notitle",
-          level, levels[level].color, level, levels[level].color);
-    } else {
-      plot += format(
-          ", \\\n     $points using ($1==%d ? $2 : 1/0):3:5 with labels offset "
-          "0.9,0.5 font 'sans,8' tc rgb '%s' notitle",
+          "ps 1.0 lc rgb '%s' notitle",
           level, levels[level].color);
     }
+    plot += format(
+        ", \\\n     $labels using ($1==%d ? $2 : 1/0):3:4 with labels left offset 0.6,0 %s "
+        "tc rgb '%s' notitle",
+        level, kSmallFont.c_str(), levels[level].color);
   }
   s += plot + "\n";
   return s;
 }
 
 std::string scatter_figure(const GpuReport& r) {
-  std::string s = header(660, 600);
+  std::string s = header(800, r, "predicted vs measured TFLOPS, every ladder and sweep case");
   s += format(
       "set title %s.\": predicted vs measured TFLOPS, every ladder and sweep case\\n{/*0.85 "
       "calibrated on the training split; dashed: ±10%%}\"\n",
       gnuplot_string(r.gpu.name).c_str());
   s += "set logscale xy\nset xrange [0.3:80]\nset yrange [0.3:80]\nset grid\n";
-  s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\nset key top left\n";
+  s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\nset size square\n";
+  s += "set key top left box opaque " + kSmallFont + "\n";
   s += "$cases << EOD\n";
   for (const ScatterPoint& p : r.scatter) {
     s += format("%.5g %.5g %d\n", p.measured_TFLOPS, p.predicted_TFLOPS, p.training ? 1 : 0);
@@ -243,7 +336,7 @@ std::string tile_panel(const GpuReport& r, const TileCurve& curve, const std::st
   std::string s;
   s += format("set title '%s: best config per block tile BM x BN'\n",
               problem_label(curve.problem).c_str());
-  s += "set xtics rotate by -45 font 'sans,9' (";
+  s += "set xtics rotate by -45 " + kSmallFont + " (";
   for (std::size_t i = 0; i < curve.tiles.size(); ++i) {
     s += format("%s\"%dx%d\" %zu", i ? ", " : "", curve.tiles[i].bm, curve.tiles[i].bn, i);
   }
@@ -298,15 +391,17 @@ std::string tile_panel(const GpuReport& r, const TileCurve& curve, const std::st
 }
 
 std::string tile_figure(const GpuReport& r) {
-  std::string s = header(1100, 460 * static_cast<int>(r.tile_curves.size()));
+  std::string s = header(470 * static_cast<int>(r.tile_curves.size()), r,
+                         "tile sweep, best config per block tile");
   s += format(
       "set multiplot layout %zu,1 title %s.\": the tile sweep (rungs 4-10, every "
       "registered config), %s\"\n",
       r.tile_curves.size(), gnuplot_string(r.gpu.name).c_str(),
       r.validated ? "measured and predicted" : "predicted only");
-  s += "set ylabel 'TFLOPS'\nset grid ytics\nset key outside right top font 'sans,9'\n";
-  s += "set yrange [0:*]\n";
+  s += "set ylabel 'TFLOPS'\nset grid ytics\nset key outside right top " + kSmallFont + "\n";
+  s += panel_margins() + "set yrange [0:*]\n";
   for (std::size_t i = 0; i < r.tile_curves.size(); ++i) {
+    if (i == 1) s += "unset key\n";  // the panels share one key, the first's
     s += tile_panel(r, r.tile_curves[i], "c" + std::to_string(i));
   }
   s += "unset multiplot\n";
@@ -322,7 +417,8 @@ std::string l2_figure(const GpuReport& r) {
       problems.push_back(row.problem);
     }
   }
-  std::string s = header(1000, 380 * static_cast<int>(problems.size()));
+  std::string s = header(400 * static_cast<int>(problems.size()), r,
+                         "L2 hit rate by block raster order, rungs 7-10");
   s += format(
       "set multiplot layout %zu,1 title %s.\": L2 hit rate by block raster order, rungs "
       "7-10\\n{/*0.85 every L2 sector; measured: Nsight Compute lts\\\\_t\\\\_sector\\\\_"
@@ -337,7 +433,8 @@ std::string l2_figure(const GpuReport& r) {
   }
   s += format("set ylabel 'L2 hit rate (%%)'\nset yrange [%.0f:102]\nset grid ytics\n",
               std::max(0.0, std::floor(lowest / 10) * 10 - 10));
-  s += "set style fill solid 0.85 border -1\nset key outside right font 'sans,9'\n";
+  s += "set style fill solid 0.85 border -1\nset key outside right top " + kSmallFont + "\n";
+  s += panel_margins() + "set bmargin 4\n";  // room for the two-line ticks
   for (std::size_t p = 0; p < problems.size(); ++p) {
     std::vector<const L2RasterRow*> rows;
     for (const L2RasterRow& row : r.l2_raster) {
@@ -346,10 +443,12 @@ std::string l2_figure(const GpuReport& r) {
         rows.push_back(&row);
       }
     }
+    if (p == 1) s += "unset key\n";  // the panels share one key, the first's
     s += format("set title '%s'\n", problem_label(problems[p]).c_str());
-    s += format("set xrange [-0.6:%zu.6]\nset xtics font 'sans,8' (", rows.size() - 1);
+    // Two lines per tick (rung over raster order): narrow enough for 16 bar groups.
+    s += format("set xrange [-0.6:%zu.6]\nset xtics %s (", rows.size() - 1, kSmallFont.c_str());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      s += format("%s\"r%d %s\" %zu", i ? ", " : "", rows[i]->rung,
+      s += format("%s\"r%d\\n%s\" %zu", i ? ", " : "", rows[i]->rung,
                   short_raster(rows[i]->raster).c_str(), i);
     }
     s += format(")\n$l2_%zu << EOD\n", p);

@@ -170,7 +170,13 @@ void fill_measured_ladder(GpuReport& r, const LadderMeasurement& m,
       row.prediction = best->prediction;
       row.training = best->training;
       row.measured_TFLOPS = best->measured_tflops;
-      if (const MeasuredCase* mc = measured_case(m, *best); mc && mc->ncu && !mc->ncu->error) {
+      const MeasuredCase* mc = measured_case(m, *best);
+      if (mc && mc->time_ms && mc->time_ms->min > 0 && mc->time_ms->max > 0) {
+        row.measured_min_TFLOPS = validation::tflops_of(mc->problem, mc->time_ms->max);
+        row.measured_max_TFLOPS = validation::tflops_of(mc->problem, mc->time_ms->min);
+        row.measured_repeats = mc->repeats;
+      }
+      if (mc && mc->ncu && !mc->ncu->error) {
         row.measured_l2_hit_pct = mc->ncu->l2_hit_rate_pct;
         if (mc->ncu->dram_bytes_read && mc->ncu->dram_bytes_write) {
           row.measured_dram_bytes = *mc->ncu->dram_bytes_read + *mc->ncu->dram_bytes_write;

@@ -149,14 +149,15 @@ nlohmann::json selection_json(const SelectionReport& estimated, const SelectionR
 
 std::string selection_top1_gnuplot(const SelectionReport& r) {
   std::string s;
-  s += "set terminal svg size 1150,480 dynamic enhanced font 'sans,11' background '#ffffff'\n";
-  s += "set output\n";  // standard output: the caller opens the file
+  s += figure_header(kFigureWidth, 560,
+                     r.spec_id + ": first choice of each selector, % of the measured best");
   s += "set title " + gnuplot_string(r.spec_id) +
        ".\": first choice of each selector, measured, as % of the best registered config\"\n";
   s += "set ylabel '% of the measured best'\nset yrange [0:105]\nset grid ytics\n";
   s += "set style data histogram\nset style histogram cluster gap 1\n";
   s += "set style fill solid 0.9 border -1\nset boxwidth 0.9\n";
-  s += "set xtics font 'sans,8' nomirror\nset bmargin 5\nset key outside below horizontal\n";
+  s += "set xtics rotate by 30 right nomirror " + figure_font(kFigureSmallFontSize) + "\n";
+  s += "set key outside below center horizontal " + figure_font(kFigureSmallFontSize) + "\n";
   s += "set arrow from graph 0, first 95 to graph 1, first 95 nohead dt 2 lc rgb '#d62728'\n";
   s += "$data << EOD\n";
   for (const ShapeSelection& sh : r.shapes) {
@@ -177,13 +178,14 @@ std::string selection_top1_gnuplot(const SelectionReport& r) {
 
 std::string selection_scatter_gnuplot(const SelectionReport& r) {
   std::string s;
-  s += "set terminal svg size 640,560 dynamic enhanced font 'sans,11' background '#ffffff'\n";
-  s += "set output\n";  // standard output: the caller opens the file
+  s += figure_header(kFigureWidth, 800,
+                     r.spec_id + ": predicted vs measured TFLOPS, every selection case");
   s += "set title " + gnuplot_string(r.spec_id) +
        ".\": roofcast predicted vs measured TFLOPS, every selection case\\n{/*0.85 registers " +
        (r.registers == RegisterSource::kPtxas ? "from ptxas" : "estimated") + ", ±10% band}\"\n";
   s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\n";
-  s += "set xrange [0:60]\nset yrange [0:60]\nset grid\nset key top left\n";
+  s += "set xrange [0:60]\nset yrange [0:60]\nset grid\nset size square\n";
+  s += "set key top left box opaque " + figure_font(kFigureSmallFontSize) + "\n";
   s += "$cases << EOD\n";
   for (const ShapeSelection& sh : r.shapes) {
     for (std::size_t i = 0; i < sh.measured_TFLOPS.size(); ++i) {

@@ -1,8 +1,11 @@
 #include "roofcast/views/views.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <iterator>
 
 #include "roofcast/gemm_json.hpp"
 #include "roofcast/kernels/anatomy.hpp"
@@ -48,6 +51,85 @@ std::string gnuplot_datum(std::string_view text) {
   std::string out = "\"";
   for (char ch : text) out += ch == '"' ? '\'' : (is_control(ch) ? '?' : ch);
   return out + "\"";
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+std::string figure_font(int size) { return format("font 'sans,%d'", size); }
+
+std::string figure_identifier(std::string_view title) {
+  std::string out;
+  for (char ch : title) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (byte < 0x80 && std::isalnum(byte)) {
+      out += ch;
+    } else if (!out.empty() && out.back() != '_') {
+      out += '_';
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front()))) out = "figure_" + out;
+  return out;
+}
+
+namespace {
+constexpr std::string_view kTitleLine = "\n# figure title: ";
+}  // namespace
+
+std::string figure_header(int width, int height, std::string_view title) {
+  // The comment line carries the title to with_figure_title: no control character (a newline
+  // would end the comment and start a command) and no trailing backslash (which would continue
+  // the comment onto the next line).
+  std::string comment;
+  for (char ch : title) comment += is_control(ch) ? '?' : ch;
+  while (!comment.empty() && comment.back() == '\\') comment.pop_back();
+  return format(
+             "set encoding utf8\nset terminal svg size %d,%d dynamic enhanced %s name %s "
+             "background '#ffffff'\nset output",
+             width, height, figure_font(kFigureFontSize).c_str(),
+             gnuplot_string(figure_identifier(title)).c_str()) +
+         std::string(kTitleLine) + comment + "\n";
+}
+
+std::optional<std::string> figure_title(std::string_view script) {
+  const std::size_t at = script.find(kTitleLine);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::size_t begin = at + kTitleLine.size();
+  const std::size_t end = script.find('\n', begin);
+  return std::string(script.substr(begin, end == std::string_view::npos ? end : end - begin));
+}
+
+std::string with_figure_title(std::string svg, std::string_view title) {
+  const std::size_t open = svg.find("<title>");
+  if (open == std::string::npos) return svg;
+  const std::size_t begin = open + 7;
+  const std::size_t close = svg.find("</title>", begin);
+  if (close == std::string::npos) return svg;
+  return svg.replace(begin, close - begin, xml_escape(title));
 }
 
 namespace {
@@ -205,16 +287,38 @@ std::string staircase_gnuplot_script(const OccupancyReport& report) {
           : format("%d regs, %d B static + %d B dynamic smem", l.registers_per_thread,
                    l.static_shared_memory_bytes, l.dynamic_shared_memory_bytes);
 
-  std::string script;
-  script += "set terminal svg size 860,460 dynamic enhanced font 'sans,11' background '#ffffff'\n";
-  script += "set output\n";  // standard output: the caller opens the file (no path here)
-  script += format("set title %s.\": occupancy staircase over %s\\n{/*0.85 %s}\"\n",
-                   gnuplot_string(report.gpu.name).c_str(), sweep_axis_title(axis).c_str(),
-                   fixed.c_str());
+  const double x_end = report.sweep.back().last_value * x_scale * 1.02;
+  double highest = 0;
+  for (const SweepStep& step : report.sweep) highest = std::max(highest, step.point.occupancy);
+  // Room above the highest step for its label, in tens of percent; 110 at most.
+  const double y_top = std::min(110.0, std::ceil((100.0 * highest * 1.25 + 8) / 10) * 10);
+
+  std::string script = figure_header(
+      kFigureWidth, 520, report.gpu.name + ": occupancy staircase over " + sweep_axis_title(axis));
+  script += format(
+      "set title %s.\": occupancy staircase over %s\\n{/*0.85 %s; numbers: blocks per SM}\"\n",
+      gnuplot_string(report.gpu.name).c_str(), sweep_axis_title(axis).c_str(), fixed.c_str());
   script += format("set xlabel '%s'\n", x_label);
-  script += "set ylabel 'occupancy (% of warp slots)'\nset yrange [0:110]\n";
+  script += format("set ylabel 'occupancy (%% of warp slots)'\nset yrange [0:%g]\n", y_top);
   script += "set grid ytics\n";
-  script += "set key top right\n";
+  // Below the plot: a key inside could cover a step wherever the staircase is high.
+  script += "set key outside below center horizontal " + figure_font(kFigureSmallFontSize) + "\n";
+  script += format("set xrange [0:%g]\n", x_end);
+
+  // Each step is coloured by what limits it (the key names the limiters), and carries its
+  // blocks per SM only where that label fits inside the step's width: the steps are disjoint
+  // in x, so no two labels can overlap, whatever the GPU or the sweep.
+  std::vector<std::string> classes;  // limiter texts in order of first appearance
+  std::vector<int> class_of;
+  for (const SweepStep& step : report.sweep) {
+    std::string why = step.point.failure == LaunchFailure::kNone
+                          ? limiter_names(step.point.limiters)
+                          : std::string("cannot launch");
+    std::replace(why.begin(), why.end(), '_', ' ');  // '_' means subscript in enhanced text
+    auto found = std::find(classes.begin(), classes.end(), why);
+    if (found == classes.end()) found = classes.insert(classes.end(), why);
+    class_of.push_back(static_cast<int>(found - classes.begin()));
+  }
   // gnuplot's "steps" holds each value until the next point: one point per step start, and
   // the last step's end.
   script += "$steps << EOD\n";
@@ -223,30 +327,63 @@ std::string staircase_gnuplot_script(const OccupancyReport& report) {
   }
   script += format("%g %.4f\n", report.sweep.back().last_value * x_scale,
                    100.0 * report.sweep.back().point.occupancy);
-  script += "EOD\n$limiters << EOD\n";
-  int label_row = 0;  // alternate label heights so neighbouring narrow steps stay readable
-  for (const SweepStep& step : report.sweep) {
-    std::string why = step.point.failure == LaunchFailure::kNone
-                          ? limiter_names(step.point.limiters)
-                          : std::string("cannot launch");
-    std::replace(why.begin(), why.end(), '_', ' ');  // '_' means subscript in enhanced text
-    script +=
-        format("%g %.4f \"%d/SM, %s\"\n", 0.5 * (step.first_value + step.last_value) * x_scale,
-               100.0 * step.point.occupancy + (label_row++ % 2 == 0 ? 3.5 : 9.0),
-               step.point.blocks_per_sm, why.c_str());
+  // Columns: first value, last value, occupancy %, limiter class, label ("" for none).
+  script += "EOD\n$segments << EOD\n";
+  // The plot is about 780 px of the 900; a character of the small font about 0.6 of its size.
+  const double px_per_unit = 780.0 / x_end;
+  for (std::size_t i = 0; i < report.sweep.size(); ++i) {
+    const SweepStep& step = report.sweep[i];
+    const double first = step.first_value * x_scale;
+    const double last =
+        (i + 1 < report.sweep.size() ? report.sweep[i + 1].first_value : step.last_value) * x_scale;
+    // "N/SM" where it fits, else "N" (the subtitle says what the numbers are), else nothing.
+    std::string label;
+    if (step.point.failure == LaunchFailure::kNone) {
+      const double width_px = (last - first) * px_per_unit;
+      auto fits = [&](const std::string& text) {
+        return width_px >= (text.size() + 1) * 0.6 * kFigureSmallFontSize;
+      };
+      const std::string full = format("%d/SM", step.point.blocks_per_sm);
+      const std::string bare = std::to_string(step.point.blocks_per_sm);
+      label = fits(full) ? full : fits(bare) ? bare : "";
+    }
+    script += format("%g %g %.4f %d \"%s\"\n", first, last, 100.0 * step.point.occupancy,
+                     class_of[i], label.c_str());
   }
   script += format("EOD\n$operating << EOD\n%g %.4f\nEOD\n", operating_value * x_scale,
                    100.0 * report.result.occupancy);
-  const int last_value = report.sweep.back().last_value;
-  script += format("set xrange [0:%g]\n", last_value * x_scale * 1.02);
-  script += format("set arrow from %g,0 to %g,110 nohead dt 2 lc rgb '#d62728'\n",
-                   operating_value * x_scale, operating_value * x_scale);
-  script += "plot $steps using 1:2 with steps lw 2.5 lc rgb '#1f6fb4' title 'occupancy', \\\n";
-  if (report.sweep.size() <= 10) {  // more labels than this overlap
-    script += "     $limiters using 1:2:3 with labels font 'sans,9' tc rgb '#444444' notitle, \\\n";
-  }
+  // The operating point's line stops at its step, below that step's label.
   script +=
-      "     $operating using 1:2 with points pt 7 ps 1.6 lc rgb '#d62728' "
+      format("set arrow from %g,0 to %g,%.4f nohead dt 2 lc rgb '#d62728'\n",
+             operating_value * x_scale, operating_value * x_scale, 100.0 * report.result.occupancy);
+  // One colour per limiter in every figure; combinations take the rest of the palette.
+  auto fixed_colour = [](const std::string& why) -> const char* {
+    if (why == "cannot launch") return "#bbbbbb";
+    if (why == "warps") return "#8e5ea2";
+    if (why == "registers") return "#e6a23c";
+    if (why == "shared memory") return "#59a14f";
+    if (why == "blocks") return "#17becf";
+    return nullptr;
+  };
+  const char* palette[] = {"#1f6fb4", "#b07aa1", "#9c755f", "#17a589"};
+  script += "plot $steps using 1:2 with steps lw 1 lc rgb '#9e9e9e' notitle";
+  int colour = 0;
+  for (std::size_t k = 0; k < classes.size(); ++k) {
+    const char* rgb = fixed_colour(classes[k]);
+    if (rgb == nullptr) rgb = palette[colour++ % std::size(palette)];
+    script += format(
+        ", \\\n     $segments using 1:($4==%zu ? $3 : 1/0):($2-$1):(0) with vectors nohead "
+        "lw 4 lc rgb '%s' title %s",
+        k, rgb,
+        gnuplot_string(classes[k] == "cannot launch" ? classes[k] : "limited by " + classes[k])
+            .c_str());
+  }
+  script += format(
+      ", \\\n     $segments using (($1+$2)/2):3:5 with labels offset 0,1.3 %s tc rgb '#333333' "
+      "notitle",
+      figure_font(kFigureSmallFontSize).c_str());
+  script +=
+      ", \\\n     $operating using 1:2 with points pt 7 ps 1.3 lc rgb '#d62728' "
       "title 'this kernel'\n";
   return script;
 }

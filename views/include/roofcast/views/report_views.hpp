@@ -74,8 +74,12 @@ struct ReportLadderRow {
   /// Prediction-only reports of an uncalibrated GPU: the same config predicted with another
   /// GPU's fitted scales (GpuReport::transferred_calibration).
   std::optional<double> transferred_TFLOPS;
-  bool training = false;  // the case is in the calibration's training split
-  std::optional<double> measured_TFLOPS;
+  bool training = false;                  // the case is in the calibration's training split
+  std::optional<double> measured_TFLOPS;  // of the median time
+  /// The spread of the timed repeats: TFLOPS of the slowest and of the fastest launch.
+  std::optional<double> measured_min_TFLOPS;
+  std::optional<double> measured_max_TFLOPS;
+  int measured_repeats = 0;
   std::optional<double> measured_l2_hit_pct;
   std::optional<double> measured_dram_bytes;  // read + write (Nsight Compute)
   std::optional<int> runtime_blocks_per_sm;

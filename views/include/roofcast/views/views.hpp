@@ -1,6 +1,7 @@
 // Views: render model results as text or JSON. The model fills the structs; views only print.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,43 @@ std::string gnuplot_string(std::string_view text);
 /// `text` as one quoted string column of an inline data block: "text" with double quotes
 /// written as ' and control characters as '?' (a newline could end the block).
 std::string gnuplot_datum(std::string_view text);
+
+// ---- the shared style of every gnuplot figure ------------------------------------------------
+// Every figure (report, selection, occupancy --svg) is drawn 900 px wide and shown by the
+// Markdown at the page's width (no width attribute: about 830-900 px on a repository page), so
+// one set of font sizes, set here, reads the same in all of them.
+
+inline constexpr int kFigureWidth = 900;
+/// Title, axis labels and tick labels (the terminal's font).
+inline constexpr int kFigureFontSize = 15;
+/// Keys and the labels drawn next to points and steps.
+inline constexpr int kFigureSmallFontSize = 13;
+
+/// "font 'sans,SIZE'": the figures' typeface at `size` points.
+std::string figure_font(int size);
+
+/// The first lines of every figure script: UTF-8, the SVG terminal at `width` x `height` in the
+/// shared font, white background, output to standard output (no path is ever in a script), and
+/// a comment "# figure title: TITLE" (control characters as '?').
+/// The SVG's <title> is what the terminal's `name` says, and gnuplot 5.4 accepts only letters,
+/// digits and '_' there (it also prefixes the plots' ids with it): the name is
+/// figure_identifier(title), and the CLI, once gnuplot has drawn, puts the title itself in
+/// <title> (with_figure_title).
+std::string figure_header(int width, int height, std::string_view title);
+
+/// `title` as a name gnuplot's svg terminal takes: ASCII letters and digits kept, every run of
+/// anything else one '_', never empty, never starting with a digit.
+std::string figure_identifier(std::string_view title);
+
+/// The title figure_header wrote into `script`, if any.
+std::optional<std::string> figure_title(std::string_view script);
+
+/// `svg` (gnuplot's output) with the text of its first <title> element replaced by `title`,
+/// XML-escaped.
+std::string with_figure_title(std::string svg, std::string_view title);
+
+/// `text` with &, <, >, " and ' written as XML entities.
+std::string xml_escape(std::string_view text);
 
 /// One occupancy question and its answer, with an optional sweep.
 struct OccupancyReport {
