@@ -75,8 +75,7 @@ TEST(CliJson, OccupancyJsonIsValidAndCarriesEveryPart) {
   const nlohmann::json j = nlohmann::json::parse(run.out);
   for (const char* key :
        {"schema_version", "kind", "gpu", "kernel", "blocks_per_sm", "occupancy", "limiters",
-        "limits_blocks_per_sm",
-        "allocation_per_block", "carveout_bytes", "headroom"}) {
+        "limits_blocks_per_sm", "allocation_per_block", "carveout_bytes", "headroom"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["blocks_per_sm"], 2);  // A = 6400: 2 warps per sub-partition, 8 warps, 4 each
@@ -204,7 +203,8 @@ TEST(CliLadder, EveryGpuEveryHeadlineConfig) {
           << spec.id << " rung " << rung;
       if (!row["supported"].get<bool>() || !row["launchable"].get<bool>()) continue;
       // Never above the FFMA ceiling in effect.
-      EXPECT_LE(row["tflops"].get<double>(), peak * 1.0000001) << spec.id << " " << row["kernel_id"];
+      EXPECT_LE(row["tflops"].get<double>(), peak * 1.0000001)
+          << spec.id << " " << row["kernel_id"];
       EXPECT_GT(row["tflops"].get<double>(), 0) << spec.id << " " << row["kernel_id"];
     }
     EXPECT_EQ(rungs.size(), 10U) << spec.id;
@@ -403,8 +403,11 @@ TEST(CliJson, EveryDocumentCarriesSchemaVersionAndKind) {
        "prediction"},
       {"rank --gpu h200-sxm --m 1024 --n 1024 --k 1024 --top 3 --json", "ranking"},
       {"ladder --gpu a100-sxm4-80gb --json", "ladder_table"},
-      {"accuracy --gpu h200-sxm --root '" + std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "' --json", "accuracy"},
-      {"report --gpu v100-sxm2-32gb --root '" + std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "' --json",
+      {"accuracy --gpu h200-sxm --root '" +
+           std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "' --json",
+       "accuracy"},
+      {"report --gpu v100-sxm2-32gb --root '" +
+           std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "' --json",
        "report"}};
   for (const auto& [command, kind] : commands) {
     const CliRun run = run_cli(command);

@@ -251,11 +251,12 @@ TEST(RankCli, RankedIdsRoundTripThroughPredict) {
     const nlohmann::json problem = nlohmann::json::parse(run.out)["problems"][0];
     for (const auto& r : problem["ranked"]) {
       const std::string id = r["kernel_id"];
-      const CliRun predicted = run_cli_args(
-          {"predict", "--gpu", "h200-sxm", "--m", std::to_string(problem["problem"]["m"].get<long long>()),
-           "--n", std::to_string(problem["problem"]["n"].get<long long>()), "--k",
-           std::to_string(problem["problem"]["k"].get<long long>()), "--kernel", id, "--raster",
-           r["raster"].get<std::string>(), "--json"});
+      const CliRun predicted =
+          run_cli_args({"predict", "--gpu", "h200-sxm", "--m",
+                        std::to_string(problem["problem"]["m"].get<long long>()), "--n",
+                        std::to_string(problem["problem"]["n"].get<long long>()), "--k",
+                        std::to_string(problem["problem"]["k"].get<long long>()), "--kernel", id,
+                        "--raster", r["raster"].get<std::string>(), "--json"});
       ASSERT_EQ(predicted.exit_code, 0) << id << ": " << predicted.err;
       const nlohmann::json p = nlohmann::json::parse(predicted.out);
       EXPECT_EQ(p["kernel"]["id"], id);

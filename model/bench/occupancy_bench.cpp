@@ -48,7 +48,9 @@ const std::vector<KernelLaunch>& inputs() {
 
 /// The next input, wrapping at `count`: the one loop step every benchmark here takes (a compare,
 /// no division), so the rates compare the occupancy calls alone.
-inline std::size_t next_index(std::size_t i, std::size_t count) { return i + 1 == count ? 0 : i + 1; }
+inline std::size_t next_index(std::size_t i, std::size_t count) {
+  return i + 1 == count ? 0 : i + 1;
+}
 
 void BM_roofcast_limits(benchmark::State& state) {
   const roofcast::SmLimits& sm = bench_gpu().sm;

@@ -83,7 +83,8 @@ void BM_predict_like_python(benchmark::State& state) {
   const gemm::TileConfig config = headline(9);
   for (auto _ : state) {
     const PredictInput in = input_for(config, {4096, 4096, 4096}, {gemm::RasterKind::kRowMajor, 1});
-    const std::optional<roofcast::StoredCalibration> stored = roofcast::embedded_calibration(gpu.id);
+    const std::optional<roofcast::StoredCalibration> stored =
+        roofcast::embedded_calibration(gpu.id);
     const roofcast::Prediction p =
         roofcast::kernels::predict(gpu, in, stored ? stored->parameters : roofcast::Calibration{});
     benchmark::DoNotOptimize(p.tflops);

@@ -155,8 +155,8 @@ class PythonPrediction {
 
   const nlohmann::json& document() const {
     if (!document_) {
-      document_ = views::predict_json(views::predict_report_of(
-          *gpu_, input_, prediction_, stored_ ? &*stored_ : nullptr));
+      document_ = views::predict_json(
+          views::predict_report_of(*gpu_, input_, prediction_, stored_ ? &*stored_ : nullptr));
     }
     return *document_;
   }
@@ -183,8 +183,8 @@ std::string problem_name(const gemm::Problem& p) {
 // ---- functions --------------------------------------------------------------------------------
 
 py::object occupancy(const py::object& gpu, int threads, int registers_per_thread,
-                   int shared_memory_bytes, int dynamic_shared_memory_bytes,
-                   std::optional<int> carveout_percent) {
+                     int shared_memory_bytes, int dynamic_shared_memory_bytes,
+                     std::optional<int> carveout_percent) {
   std::optional<GpuSpec> storage;
   const GpuSpec& spec = as_spec(gpu, storage);
   KernelLaunch launch;
@@ -198,8 +198,8 @@ py::object occupancy(const py::object& gpu, int threads, int registers_per_threa
 
 PythonPrediction predict_config(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
                                 const TileConfig& config, const std::string& raster,
-                                std::optional<int> registers_per_thread,
-                                int spill_bytes_per_thread, bool c_is_read, bool calibrated) {
+                                std::optional<int> registers_per_thread, int spill_bytes_per_thread,
+                                bool c_is_read, bool calibrated) {
   std::optional<GpuSpec> storage;
   const GpuSpec* found = &as_spec(gpu, storage);
   // A loaded file is shared by the prediction; otherwise the spec outlives it (embedded, or held
@@ -228,10 +228,11 @@ PythonPrediction predict_config(const py::object& gpu, const std::array<std::int
 }
 
 py::object rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3>& problem,
-                         const std::optional<std::vector<Candidate>>& candidates,
-                         const std::optional<SpaceBounds>& bounds, std::size_t top,
-                         double min_occupancy, int min_blocks_per_sm, bool drop_spilling,
-                         bool best_raster_only, bool c_is_read, bool calibrated, bool list_pruned) {
+                           const std::optional<std::vector<Candidate>>& candidates,
+                           const std::optional<SpaceBounds>& bounds, std::size_t top,
+                           double min_occupancy, int min_blocks_per_sm, bool drop_spilling,
+                           bool best_raster_only, bool c_is_read, bool calibrated,
+                           bool list_pruned) {
   std::optional<GpuSpec> storage;
   const GpuSpec& spec = as_spec(gpu, storage);
   if (candidates && bounds) {
@@ -579,7 +580,8 @@ void bind_results(py::module_& m) {
           "to_dict", [](const PythonPrediction& p) { return to_python(p.document()); },
           "The document as a new dict.")
       .def(
-          "to_json", [](const PythonPrediction& p, int indent) { return p.document().dump(indent); },
+          "to_json",
+          [](const PythonPrediction& p, int indent) { return p.document().dump(indent); },
           py::arg("indent") = 2, "The document as JSON text, as the CLI prints it.")
       .def("__repr__", [](const PythonPrediction& p) {
         return "<Prediction " + p.kernel_id() + ": " +

@@ -135,13 +135,17 @@ nlohmann::json ladder_table_json(const LadderTable& table) {
 namespace {
 
 /// The prediction's columns of the ladder CSV and their cells.
-const std::vector<std::string> kPredictionColumns = {
-    "registers_per_thread",         "blocks_per_sm",
-    "limiters",                     "waves",
-    "tail_efficiency_percent",      "l2_operand_hit_percent",
-    "l2_sector_hit_percent",        "binding_term",
-    "time_s",                       "tflops",
-    "percent_of_peak"};
+const std::vector<std::string> kPredictionColumns = {"registers_per_thread",
+                                                     "blocks_per_sm",
+                                                     "limiters",
+                                                     "waves",
+                                                     "tail_efficiency_percent",
+                                                     "l2_operand_hit_percent",
+                                                     "l2_sector_hit_percent",
+                                                     "binding_term",
+                                                     "time_s",
+                                                     "tflops",
+                                                     "percent_of_peak"};
 
 std::vector<std::string> prediction_cells(const Prediction& r) {
   const double peak = r.ceilings.ffma_TFLOPS.value();
@@ -178,8 +182,8 @@ std::string ladder_table_csv(const LadderTable& table) {
           launchable ? prediction_cells(r) : std::vector<std::string>(kPredictionColumns.size());
       row.insert(row.end(), cells.begin(), cells.end());
       row.push_back(!p.supported || r.launchable ? std::string()
-                    : r.not_runnable != nullptr ? std::string(r.not_runnable)
-                                                : std::string(to_string(r.occupancy.failure)));
+                    : r.not_runnable != nullptr  ? std::string(r.not_runnable)
+                                                 : std::string(to_string(r.occupancy.failure)));
       out.add(row);
     }
   }

@@ -23,18 +23,28 @@ constexpr const char* kTieLegend =
     "   = tied with the row above (the same predicted time): ties go by fewer shared-memory "
     "bytes per block, then fewer threads, fewer stages, then the kernel id\n";
 
-const std::vector<std::string> kCsvColumns = {
-    "problem",         "m",
-    "n",               "k",
-    "rank",            "tied_with_previous",
-    "kernel_id",       "raster",
-    "tflops",          "time_s",
-    "blocks_per_sm",   "limiters",
-    "occupancy",       "waves",
-    "tail_efficiency", "l2_operand_hit_rate",
-    "l2_sector_hit_rate", "binding_term",
-    "registers_per_thread", "shared_memory_bytes",
-    "threads",         "candidate_index"};
+const std::vector<std::string> kCsvColumns = {"problem",
+                                              "m",
+                                              "n",
+                                              "k",
+                                              "rank",
+                                              "tied_with_previous",
+                                              "kernel_id",
+                                              "raster",
+                                              "tflops",
+                                              "time_s",
+                                              "blocks_per_sm",
+                                              "limiters",
+                                              "occupancy",
+                                              "waves",
+                                              "tail_efficiency",
+                                              "l2_operand_hit_rate",
+                                              "l2_sector_hit_rate",
+                                              "binding_term",
+                                              "registers_per_thread",
+                                              "shared_memory_bytes",
+                                              "threads",
+                                              "candidate_index"};
 
 }  // namespace
 
@@ -128,19 +138,16 @@ nlohmann::json rank_problem_json(const RankReport& report, std::size_t i) {
                       {"tflops", x.tflops},
                       {"explanation", explanation_json(x.why)}});
   }
-  nlohmann::json out = {{"name", np.name},
-                        {"problem", gemm::problem_json(np.problem)},
-                        {"candidates", r.candidates},
-                        {"kept", r.kept},
-                        {"other_rasters", r.other_rasters},
-                        {"pruned_candidates", pruned},
-                        {"ranked", ranked}};
+  nlohmann::json out = {
+      {"name", np.name}, {"problem", gemm::problem_json(np.problem)}, {"candidates", r.candidates},
+      {"kept", r.kept},  {"other_rasters", r.other_rasters},          {"pruned_candidates", pruned},
+      {"ranked", ranked}};
   // Listed only when asked for (RankOptions::list_pruned): which candidate went, and why.
   if (!r.pruned.empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const tune::Pruned& x : r.pruned) {
-      list.push_back({{"candidate_index", x.index},
-                      {"reason", std::string(tune::to_string(x.reason))}});
+      list.push_back(
+          {{"candidate_index", x.index}, {"reason", std::string(tune::to_string(x.reason))}});
     }
     out["pruned"] = list;
   }

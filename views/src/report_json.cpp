@@ -130,18 +130,19 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
                        {"predicted_best_tflops", t.predicted_best_TFLOPS},
                        {"predicted_best_kernel", t.predicted_best_kernel}});
     }
-    out["tile_sweeps"].push_back({{"problem", gemm::problem_json(curve.problem)}, {"tiles", tiles}});
+    out["tile_sweeps"].push_back(
+        {{"problem", gemm::problem_json(curve.problem)}, {"tiles", tiles}});
   }
   out["l2_by_raster"] = json::array();
   for (const L2RasterRow& row : r.l2_raster) {
-    out["l2_by_raster"].push_back({{"rung", row.rung},
-                                   {"kernel_id", row.kernel},
-                                   {"problem", gemm::problem_json(row.problem)},
-                                   {"raster", gemm::to_string(row.raster)},
-                                   {"measured_l2_sector_hit_rate", optional_rate(row.measured_pct)},
-                                   {"l2_sector_hit_rate", row.predicted_pct / 100},
-                                   {"published_formula_l2_sector_hit_rate",
-                                    row.published_pct / 100}});
+    out["l2_by_raster"].push_back(
+        {{"rung", row.rung},
+         {"kernel_id", row.kernel},
+         {"problem", gemm::problem_json(row.problem)},
+         {"raster", gemm::to_string(row.raster)},
+         {"measured_l2_sector_hit_rate", optional_rate(row.measured_pct)},
+         {"l2_sector_hit_rate", row.predicted_pct / 100},
+         {"published_formula_l2_sector_hit_rate", row.published_pct / 100}});
   }
   if (r.accuracy) {
     out["errors"] = accuracy_json(*r.accuracy);  // the `roofcast accuracy --json` view

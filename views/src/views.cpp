@@ -830,9 +830,10 @@ PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
   }
   const int needed_cc = kernels::minimum_compute_capability(c);
   if (gpu.compute_capability.number() < needed_cc) {
-    report.notes.push_back(format("the ladder kernel needs compute capability %d.%d: it does not "
-                                  "run on %s",
-                                  needed_cc / 10, needed_cc % 10, gpu.id.c_str()));
+    report.notes.push_back(
+        format("the ladder kernel needs compute capability %d.%d: it does not "
+               "run on %s",
+               needed_cc / 10, needed_cc % 10, gpu.id.c_str()));
   }
   if (stored != nullptr) {
     report.notes.push_back(format(
@@ -854,8 +855,7 @@ PredictReport make_predict_report(const GpuSpec& gpu, const PredictInput& input,
                                   std::vector<std::string> notes) {
   const std::optional<StoredCalibration> stored =
       calibrated ? embedded_calibration(gpu.id) : std::nullopt;
-  Prediction prediction =
-      kernels::predict(gpu, input, stored ? stored->parameters : Calibration{});
+  Prediction prediction = kernels::predict(gpu, input, stored ? stored->parameters : Calibration{});
   return predict_report_of(gpu, input, std::move(prediction), stored ? &*stored : nullptr,
                            std::move(notes));
 }

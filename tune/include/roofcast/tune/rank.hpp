@@ -61,7 +61,7 @@ struct Explanation {
   double occupancy = 0;             // active warps / max warps
   std::int64_t grid_blocks = 0;
   std::int64_t waves = 0;
-  double tail_efficiency = 0;  // grid / (waves * blocks per wave)
+  double tail_efficiency = 0;      // grid / (waves * blocks per wave)
   double l2_operand_hit_rate = 0;  // operand loads under the raster order
   double l2_sector_hit_rate = 0;   // every L2 sector (C and spills too), as ncu counts
   TimeTerm binding_term = TimeTerm::kIssue;
