@@ -60,7 +60,7 @@ std::string ladder_table_text(const LadderTable& table) {
                                 : std::string("uncalibrated (no committed measurement)"))
         << "\n";
     std::snprintf(line, sizeof line, "  %-4s %-60s %5s %7s %-16s %6s %5s %6s %-13s %8s %6s\n",
-                  "rung", "kernel", "regs", "blk/SM", "limited by", "waves", "tail", "L2 hit",
+                  "rung", "kernel", "regs", "blk/SM", "limited by", "waves", "tail", "L2 sec",
                   "bound by", "TFLOPS", "%peak");
     out << line;
     for (const LadderPrediction& p : table.rows[g]) {
