@@ -1,5 +1,5 @@
 // Committed calibrations: the global per-GPU parameters of the time model (Calibration in
-// predict.hpp), fitted by `roofcast accuracy --write-calibration` on a measurement's training
+// time_model.hpp), fitted by `roofcast accuracy --write-calibration` on a measurement's training
 // split, stored as data/calibration/<gpu id>.json and embedded in the library. predict() takes
 // a Calibration; the CLI applies a GPU's stored one unless told not to. How the fit works:
 // docs/model.md#calibration-and-the-fit.
