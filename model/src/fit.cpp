@@ -1,5 +1,7 @@
 #include "roofcast/fit.hpp"
 
+#include "roofcast/calibration.hpp"
+
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
@@ -9,10 +11,9 @@
 namespace roofcast {
 
 std::string_view fitted_parameter_name(int index) {
-  static constexpr std::string_view kNames[kFittedParameterCount] = {
-      "issue_scale", "shared_memory_scale", "latency_scale",
-      "l2_scale",    "dram_scale",          "launch_overhead_s"};
-  return index >= 0 && index < kFittedParameterCount ? kNames[index] : "unknown";
+  return index >= 0 && index < kFittedParameterCount
+             ? kCalibrationParameters[static_cast<std::size_t>(index)].name
+             : "unknown";
 }
 
 namespace {
@@ -24,12 +25,7 @@ constexpr int kMinBindingCasesPerScale = 2;  // see fit_calibration
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   Calibration c;
-  c.issue_scale = p[0];
-  c.shared_memory_scale = p[1];
-  c.latency_scale = p[2];
-  c.l2_scale = p[3];
-  c.dram_scale = p[4];
-  c.launch_overhead_s = p[kOverhead];
+  for (std::size_t i = 0; i < p.size(); ++i) c.*kCalibrationParameters[i].field = p[i];
   c.l2_capacity_fraction = l2_capacity_fraction;
   return c;
 }

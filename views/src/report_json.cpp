@@ -1,4 +1,5 @@
 // gpu_report_json: the same GpuReport as the Markdown, as JSON (for dashboards and scripts).
+#include "roofcast/calibration.hpp"
 #include "roofcast/views/accuracy_views.hpp"
 #include "roofcast/views/report_views.hpp"
 
@@ -39,9 +40,12 @@ json ceiling_json(const LevelCeiling& c) {
 }
 
 json calibration_parameters(const Calibration& p) {
-  return {{"issue_scale", p.issue_scale},     {"shared_memory_scale", p.shared_memory_scale},
-          {"latency_scale", p.latency_scale}, {"l2_scale", p.l2_scale},
-          {"dram_scale", p.dram_scale},       {"launch_overhead_s", p.launch_overhead_s}};
+  json out = json::object();
+  for (int i = 0; i < kFittedParameterCount; ++i) {
+    const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
+    out[std::string(parameter.name)] = p.*parameter.field;
+  }
+  return out;
 }
 
 json ladder_row_json(const ReportLadderRow& row) {

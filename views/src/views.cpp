@@ -1,4 +1,5 @@
 #include "roofcast/views/views.hpp"
+#include "roofcast/calibration.hpp"
 
 #include <algorithm>
 #include <cstdarg>
@@ -743,14 +744,11 @@ json predict_json(const PredictReport& report) {
                       {"limited_by", limiters_json(o.limiters)}};
   if (!p.launchable) return out;
   const Calibration& c = p.calibration;
-  out["calibration"] = {{"issue_scale", c.issue_scale},
-                        {"shared_memory_scale", c.shared_memory_scale},
-                        {"latency_scale", c.latency_scale},
-                        {"l2_scale", c.l2_scale},
-                        {"dram_scale", c.dram_scale},
-                        {"launch_overhead_s", c.launch_overhead_s},
-                        {"l2_capacity_fraction", c.l2_capacity_fraction},
-                        {"calibrated", !(c == Calibration{})}};
+  auto& calibration = out["calibration"] = json::object();
+  for (const CalibrationParameter& parameter : kCalibrationParameters) {
+    calibration[std::string(parameter.name)] = c.*parameter.field;
+  }
+  calibration["calibrated"] = !(c == Calibration{});
   out["time_s"] = p.time_s;
   out["tflops"] = p.tflops;
   out["binding_term"] = to_string(p.binding);
