@@ -153,7 +153,7 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   h.fragment_wait_cycles =
       fragment_wait_cycles(a.fragment_round_trips, h.blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, l1_bytes_per_cycle);
-  const int block_warps_per_scheduler = ceil_div_int(m.warps, m.schedulers);
+  const int block_warps_per_scheduler = ceil_div(m.warps, m.schedulers);
   h.tile_issue_cycles =
       std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(
                                                   block_warps_per_scheduler, m.own_stall_cycles),
@@ -172,7 +172,7 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
           : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
                      (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles);
   h.tile_cycle_cycles += h.fragment_wait_cycles;
-  h.warps_per_scheduler = ceil_div_int(h.blocks_per_sm * m.warps, m.schedulers);
+  h.warps_per_scheduler = ceil_div(h.blocks_per_sm * m.warps, m.schedulers);
   h.round_issue_cycles =
       m.instructions_per_warp_tile *
       block_issue_cycles_per_instruction(h.warps_per_scheduler, m.own_stall_cycles);

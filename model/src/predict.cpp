@@ -17,7 +17,7 @@ using detail::WaveModel;
 TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) {
   TimeTerms t;
   const double issue_warps = block_issue_cycles_per_instruction(
-      ceil_div_int(blocks_per_sm * m.warps, m.schedulers), m.own_stall_cycles);
+      ceil_div(blocks_per_sm * m.warps, m.schedulers), m.own_stall_cycles);
   const double epilogue = m.epilogue_instructions * issue_warps;
   const double round_issue = m.instructions_per_warp_tile * issue_warps;
   t[TimeTerm::kIssue] = (m.k_tiles * round_issue + epilogue) / m.clock_Hz;
@@ -25,7 +25,7 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
                                kWavefrontBytes / m.l1_bytes_per_s_per_sm;
   const double one_block_epilogue =
       m.epilogue_instructions *
-      block_issue_cycles_per_instruction(ceil_div_int(m.warps, m.schedulers), m.own_stall_cycles);
+      block_issue_cycles_per_instruction(ceil_div(m.warps, m.schedulers), m.own_stall_cycles);
   const double fragment_wait =
       fragment_wait_cycles(m.fragment_round_trips, blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, m.l1_bytes_per_cycle);
@@ -138,7 +138,7 @@ void compose(const GpuSpec& gpu, const WaveModel& m, const Calibration& calibrat
         wave_terms(m, p.occupancy.blocks_per_sm, static_cast<double>(w.blocks_per_wave));
   }
   if (w.full_waves != w.waves) {
-    const int last_per_sm = static_cast<int>(gemm::ceil_div(w.last_wave_blocks, gpu.chip.sm_count));
+    const int last_per_sm = static_cast<int>(ceil_div(w.last_wave_blocks, gpu.chip.sm_count));
     p.terms.last_wave = wave_terms(m, std::min(last_per_sm, p.occupancy.blocks_per_sm),
                                    static_cast<double>(w.last_wave_blocks));
   }

@@ -24,13 +24,13 @@ RegisterEstimate estimate_registers(const gemm::TileConfig& config, const Kernel
 
 int register_cap(const SmLimits& sm, int threads, int min_blocks) {
   if (min_blocks <= 0 || threads <= 0) return sm.max_registers_per_thread;
-  const int warps = ceil_div_int(threads, sm.warp_size);
+  const int warps = ceil_div(threads, sm.warp_size);
   const int partitions = std::max(1, sm.register_file_subpartitions);
-  const int warps_per_partition = ceil_div_int(min_blocks * warps, partitions);
+  const int warps_per_partition = ceil_div(min_blocks * warps, partitions);
   int per_warp = sm.registers_per_sm / partitions / warps_per_partition;
   const int granularity = std::max(1, sm.warp_allocation_granularity);
-  per_warp = std::min(
-      per_warp, sm.max_registers_per_block / (ceil_div_int(warps, granularity) * granularity));
+  per_warp =
+      std::min(per_warp, sm.max_registers_per_block / (ceil_div(warps, granularity) * granularity));
   per_warp = per_warp / sm.register_allocation_unit * sm.register_allocation_unit;
   return std::max(0, std::min(sm.max_registers_per_thread, per_warp / sm.warp_size));
 }

@@ -158,8 +158,6 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
   }
 }
 
-int compute_capability_number(const GpuSpec& gpu) { return gpu.compute_capability.number(); }
-
 }  // namespace
 
 std::string_view to_string(Exclusion exclusion) {
@@ -189,7 +187,7 @@ Exclusion exclusion(const GpuSpec& gpu, const TileConfig& config, std::string* d
     return Exclusion::kTileRule;
   }
   const int needed = kernels::minimum_compute_capability(config);
-  if (compute_capability_number(gpu) < needed) {
+  if (gpu.compute_capability.number() < needed) {
     say("needs compute capability " + std::to_string(needed / 10) + "." +
         std::to_string(needed % 10) + ", " + gpu.id + " has " +
         std::to_string(gpu.compute_capability.major) + "." +
@@ -209,7 +207,7 @@ Exclusion exclusion(const GpuSpec& gpu, const TileConfig& config, std::string* d
     return Exclusion::kSharedMemory;
   }
   if (config.cluster > 1 &&
-      (compute_capability_number(gpu) < 90 || config.cluster > kPortableClusterBlocks)) {
+      (gpu.compute_capability.number() < 90 || config.cluster > kPortableClusterBlocks)) {
     say("cluster of " + std::to_string(config.cluster) +
         " blocks needs compute capability 9.0 and at most 8 blocks");
     return Exclusion::kCluster;

@@ -70,7 +70,7 @@ inline constexpr int kRungs1To6SubPartitionsPerSm = 4;
 /// FFMAs), the floats it stages from global memory per K step, (BM * BK + BK * BN) / threads
 /// (rounded up), and 16 for addresses, predicates and loop state.
 constexpr int tiling_register_estimate(int bm, int bn, int bk, int tm, int tn, int threads) {
-  const int staged = threads >= 1 ? (bm * bk + bk * bn + threads - 1) / threads : 0;
+  const int staged = threads >= 1 ? ceil_div(bm * bk + bk * bn, threads) : 0;
   return tm * tn + 2 * (tm + tn) + staged + 16;
 }
 /// Minimum resident blocks per SM a rung 4-6 kernel asks of the compiler

@@ -143,7 +143,7 @@ constexpr bool registers_fit(const gemm::TileConfig& c) {
 ///   min(4, 65536 / (threads * round_up(estimate, 8))), at least 1. ptxas then keeps the
 ///   registers at or below 65536 / (threads * min_blocks).
 constexpr int min_blocks_per_sm_rungs_7_10(const gemm::TileConfig& c) {
-  const int per_thread = (register_estimate_rungs_7_10(c) + 7) / 8 * 8;
+  const int per_thread = ceil_div(register_estimate_rungs_7_10(c), 8) * 8;
   const int blocks = c.threads > 0 ? kRegistersPerSm / (c.threads * per_thread) : 1;
   return blocks < 1 ? 1 : (blocks > 4 ? 4 : blocks);
 }
