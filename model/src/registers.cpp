@@ -17,8 +17,12 @@ RegisterEstimate estimate_registers(const gemm::TileConfig& config, const Kernel
   const int transient = staging_live ? 0 : a.staging_registers;
   r.addressing = kAddressRegisters;
   r.pipeline = config.stages > 1 ? 1 + config.stages : 0;
-  r.total =
-      r.accumulators + std::max(r.fragments, transient) + r.staging + r.addressing + r.pipeline;
+  r.total = register_count({.accumulators = r.accumulators,
+                            .fragments = r.fragments,
+                            .staging = r.staging,
+                            .transient_staging = transient,
+                            .pipeline = r.pipeline},
+                           r.addressing);
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "roofcast/ceil_div.hpp"
+#include "roofcast/register_count.hpp"
 
 #if defined(__CUDACC__)
 #define ROOFCAST_HOST_DEVICE __host__ __device__

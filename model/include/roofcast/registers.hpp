@@ -30,7 +30,9 @@ struct RegisterEstimate {
                          // + addressing + pipeline
 };
 
-/// Registers for addresses, sizes, indices and scalars (see RegisterEstimate::addressing).
+/// Registers for addresses, sizes, indices and scalars (see RegisterEstimate::addressing): the
+/// scalar_registers of register_count for the model's estimate (the tile rules' launch-bounds
+/// estimates use 16 and 40: kernels/rules_rungs_*.hpp).
 inline constexpr int kAddressRegisters = 18;
 
 /// The estimate for a config's kernel from its anatomy (config: stages).
