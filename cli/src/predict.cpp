@@ -10,6 +10,7 @@
 #include "roofcast/calibration.hpp"
 #include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/rung_defaults.hpp"
 #include "roofcast/predict.hpp"
 #include "roofcast/views/views.hpp"
 
@@ -44,22 +45,24 @@ void config_from_flags(const po::variables_map& vm, roofcast::gemm::TileConfig& 
   c.rung = checked(vm, "rung", 1, gemm::kRungCount);
   c.bm = checked(vm, "bm", 1, 4096);
   c.bn = checked(vm, "bn", 1, 4096);
-  if (c.rung >= 2 && !vm.count("bk")) {
+  const roofcast::kernels::RungTraits traits = roofcast::kernels::rung_traits(c.rung);
+  const gemm::TileConfig defaults = roofcast::kernels::default_config(c.rung);
+  if (traits.needs_bk && !vm.count("bk")) {
     throw UsageError("missing required flag --bk (rung " + std::to_string(c.rung) + ")");
   }
-  if (c.rung >= 3 && !vm.count("tm")) {
+  if (traits.needs_tm && !vm.count("tm")) {
     throw UsageError("missing required flag --tm (rung " + std::to_string(c.rung) + ")");
   }
-  if (c.rung >= 4 && !vm.count("tn")) {
+  if (traits.needs_tn && !vm.count("tn")) {
     throw UsageError("missing required flag --tn (rung " + std::to_string(c.rung) + ")");
   }
-  c.bk = flag_or(vm, "bk", 0, 1024, 0);
-  c.tm = flag_or(vm, "tm", 1, 64, 1);
-  c.tn = flag_or(vm, "tn", 1, 64, 1);
-  c.stages = flag_or(vm, "stages", 1, 16, c.rung == 8 ? 2 : (c.rung >= 9 ? 3 : 1));
-  c.vector_width = flag_or(vm, "vector", 1, 4, c.rung >= 5 ? 4 : 1);
-  c.cluster = flag_or(vm, "cluster", 1, 16, 1);
-  c.layout = c.rung <= 5 ? gemm::SmemLayout::kPlain : gemm::SmemLayout::kPadded;
+  c.bk = flag_or(vm, "bk", 0, 1024, defaults.bk);
+  c.tm = flag_or(vm, "tm", 1, 64, defaults.tm);
+  c.tn = flag_or(vm, "tn", 1, 64, defaults.tn);
+  c.stages = flag_or(vm, "stages", 1, 16, defaults.stages);
+  c.vector_width = flag_or(vm, "vector", 1, 4, defaults.vector_width);
+  c.cluster = flag_or(vm, "cluster", 1, 16, defaults.cluster);
+  c.layout = defaults.layout;
   if (vm.count("layout")) {
     const auto layout = gemm::parse_smem_layout(vm["layout"].as<std::string>());
     if (!layout) {
@@ -68,11 +71,11 @@ void config_from_flags(const po::variables_map& vm, roofcast::gemm::TileConfig& 
     }
     c.layout = *layout;
   }
-  if (c.rung >= 7 && (vm.count("wm") || vm.count("wn"))) {
+  if (traits.warp_tiled && (vm.count("wm") || vm.count("wn"))) {
     if (!vm.count("wm") || !vm.count("wn")) throw UsageError("give both --wm and --wn");
     c.wm = checked(vm, "wm", 1, 4096);
     c.wn = checked(vm, "wn", 1, 4096);
-  } else if (c.rung >= 7) {
+  } else if (traits.warp_tiled) {
     std::tie(c.wm, c.wn) = derived_warp_tile(c);
     notes.push_back("warp tile " + std::to_string(c.wm) + " x " + std::to_string(c.wn) +
                     " derived (no --wm, --wn)");

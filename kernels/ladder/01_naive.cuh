@@ -34,8 +34,8 @@ template <std::size_t kIndex>
 cudaError_t launch_naive(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {
   constexpr TileConfig c = kRegistry[kIndex].config;
   if (raster.kind != gemm::RasterKind::kRowMajor) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(gemm::ceil_div(args.n, c.bn)),
-                  static_cast<unsigned>(gemm::ceil_div(args.m, c.bm)));
+  const dim3 grid(static_cast<unsigned>(ceil_div(std::int64_t{args.n}, c.bn)),
+                  static_cast<unsigned>(ceil_div(std::int64_t{args.m}, c.bm)));
   sgemm_naive<kIndex><<<grid, c.bm * c.bn, 0, stream>>>(args);
   return cudaGetLastError();
 }

@@ -61,7 +61,7 @@ __device__ __forceinline__ void vectorized_block(const SgemmArgs& args) {
     // A: thread takes float4 e = (m, kq) = A[row0 + m][k0 + kq .. + 3] and scatters it into
     // column m of the transposed tile.
 #pragma unroll
-    for (int i = 0; i < (kAVectors + kThreads - 1) / kThreads; ++i) {
+    for (int i = 0; i < ceil_div(kAVectors, kThreads); ++i) {
       const int e = tid + i * kThreads;
       if (kAVectors % kThreads == 0 || e < kAVectors) {
         const int m = e / (kBk / kV);
@@ -76,7 +76,7 @@ __device__ __forceinline__ void vectorized_block(const SgemmArgs& args) {
     }
     // B: thread takes float4 e = (k, nq) = B[k0 + k][col0 + nq .. + 3], stored as is.
 #pragma unroll
-    for (int i = 0; i < (kBVectors + kThreads - 1) / kThreads; ++i) {
+    for (int i = 0; i < ceil_div(kBVectors, kThreads); ++i) {
       const int e = tid + i * kThreads;
       if (kBVectors % kThreads == 0 || e < kBVectors) {
         const int k = e / (kBn / kV);

@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(G::kThreads, G::kMinBlocks)
   pipe.empty = pipe.full + 8u * kS;
   pipe.rank = kCluster > 1 ? static_cast<int>(cluster::rank_in_cluster()) : 0;
 
-  const int cluster_rows = (warp::tiles_m<G>(args) + kCluster - 1) / kCluster;
+  const int cluster_rows = ceil_div(warp::tiles_m<G>(args), kCluster);
   const gemm::TileCoord pair =
       gemm::tile_of_block(static_cast<int>(blockIdx.x) / kCluster, cluster_rows,
                           warp::tiles_n<G>(args), raster.kind, raster.group);
@@ -378,8 +378,8 @@ cudaError_t launch_cluster(const SgemmArgs& args, gemm::RasterOrder raster, cuda
   const cudaError_t raster_ok = detail::check_raster(G::kConfig, raster);
   if (raster_ok != cudaSuccess) return raster_ok;
   if (!device_has_clusters()) return cudaErrorNotSupported;
-  const long long cluster_rows = gemm::ceil_div(gemm::ceil_div(args.m, G::kBm), kCluster);
-  const long long blocks = kCluster * cluster_rows * gemm::ceil_div(args.n, G::kBn);
+  const long long cluster_rows = ceil_div(ceil_div(std::int64_t{args.m}, G::kBm), kCluster);
+  const long long blocks = kCluster * cluster_rows * ceil_div(std::int64_t{args.n}, G::kBn);
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(blocks));
   config.blockDim = dim3(G::kThreads);

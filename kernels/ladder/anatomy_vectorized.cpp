@@ -34,8 +34,8 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   a.store_b.vector_floats = kVectorFloats;
   a.store_b.wavefronts =
       shared_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.store_b.wavefronts_ideal);
-  a.staging_registers = kVectorFloats * (ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads) +
-                                         ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads));
+  a.staging_registers = kVectorFloats * (ceil_div(c.bm * c.bk / kVectorFloats, a.threads) +
+                                         ceil_div(c.bk * c.bn / kVectorFloats, a.threads));
   // Fragments at k = 0, first float4.
   const int threads_per_row = c.bn / c.tn;
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int tr, int) {

@@ -101,9 +101,8 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
     a.store_a.wavefronts =
         shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_a.wavefronts_ideal);
     a.staging_registers =
-        kVectorFloats *
-        (ceil_div_int(c.bm * c.bk / kVectorFloats, a.threads) +
-         (a.b_async_copy ? 0 : ceil_div_int(c.bk * c.bn / kVectorFloats, a.threads)));
+        kVectorFloats * (ceil_div(c.bm * c.bk / kVectorFloats, a.threads) +
+                         (a.b_async_copy ? 0 : ceil_div(c.bk * c.bn / kVectorFloats, a.threads)));
   } else {
     walk_chunks(8, 1);
     a.global_a.instructions = a_elements;

@@ -65,7 +65,7 @@ __device__ __forceinline__ void load_tile_scalar(float* dst, const float* src, i
   constexpr int kElements = kRows * kCols;
   const int tid = static_cast<int>(threadIdx.x);
 #pragma unroll
-  for (int i = 0; i < (kElements + kThreads - 1) / kThreads; ++i) {
+  for (int i = 0; i < ceil_div(kElements, kThreads); ++i) {
     const int e = tid + i * kThreads;
     if (kElements % kThreads == 0 || e < kElements) {
       const int r = e / kCols;
@@ -154,8 +154,8 @@ struct TiledKernelHost {
 
   static cudaError_t launch(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {
     if (raster.kind != gemm::RasterKind::kRowMajor) return cudaErrorInvalidValue;
-    const dim3 grid(static_cast<unsigned>(gemm::ceil_div(args.n, kConfig.bn)),
-                    static_cast<unsigned>(gemm::ceil_div(args.m, kConfig.bm)));
+    const dim3 grid(static_cast<unsigned>(ceil_div(std::int64_t{args.n}, kConfig.bn)),
+                    static_cast<unsigned>(ceil_div(std::int64_t{args.m}, kConfig.bm)));
     kKernel<<<grid, kConfig.threads, kSharedBytes, stream>>>(args);
     return cudaGetLastError();
   }

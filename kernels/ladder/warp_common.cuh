@@ -49,10 +49,10 @@ struct Geometry {
   static constexpr int kBVectors = kBk * kBn / 4;   // float4s of a B stage
   static constexpr int kAElements = kBm * kBk;
   static constexpr int kBElements = kBk * kBn;
-  static constexpr int kAVectorsPerThread = (kAVectors + kThreads - 1) / kThreads;
-  static constexpr int kBVectorsPerThread = (kBVectors + kThreads - 1) / kThreads;
-  static constexpr int kAElementsPerThread = (kAElements + kThreads - 1) / kThreads;
-  static constexpr int kBElementsPerThread = (kBElements + kThreads - 1) / kThreads;
+  static constexpr int kAVectorsPerThread = ceil_div(kAVectors, kThreads);
+  static constexpr int kBVectorsPerThread = ceil_div(kBVectors, kThreads);
+  static constexpr int kAElementsPerThread = ceil_div(kAElements, kThreads);
+  static constexpr int kBElementsPerThread = ceil_div(kBElements, kThreads);
   static constexpr int kMinBlocks = rules::min_blocks_per_sm_rungs_7_10(kConfig);
 };
 
@@ -744,7 +744,8 @@ __device__ __forceinline__ void store_c(const float (&acc)[G::kTm][G::kTn], cons
 /// Linear grid of one block per C tile.
 template <class G>
 inline unsigned grid_blocks(const SgemmArgs& args) {
-  return static_cast<unsigned>(gemm::ceil_div(args.m, G::kBm) * gemm::ceil_div(args.n, G::kBn));
+  return static_cast<unsigned>(ceil_div(std::int64_t{args.m}, G::kBm) *
+                               ceil_div(std::int64_t{args.n}, G::kBn));
 }
 
 /// Raises the kernel's dynamic shared-memory limit to the config's exact size.

@@ -86,7 +86,7 @@ KernelAnatomy anatomy(const gemm::Problem& problem, const TileConfig& config, in
       (config.rung >= 2 && (config.bk < 1 || config.tm < 1 || config.tn < 1))) [[unlikely]] {
     throw_bad_config("BM, BN, BK, TM, TN and threads must be >= 1");
   }
-  a.warps = ceil_div_int(a.threads, kWarpLanes);
+  a.warps = ceil_div(a.threads, kWarpLanes);
   a.serial_load_groups = serial_load_groups(config.rung);
   const WarpShape shape{std::min(kWarpLanes, a.threads), banks};
   if (config.rung == 1) {

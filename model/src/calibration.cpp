@@ -43,11 +43,12 @@ double number_field(const ordered_json& object, const std::string& name, const s
   return number;
 }
 
-void reject_unknown(const ordered_json& object, std::initializer_list<const char*> known,
-                    const std::string& origin, const std::string& path) {
+template <class Names>
+void reject_unknown(const ordered_json& object, const Names& known, const std::string& origin,
+                    const std::string& path) {
   for (const auto& [key, value] : object.items()) {
     bool found = false;
-    for (const char* name : known) found = found || key == name;
+    for (const auto& name : known) found = found || key == name;
     if (!found) throw SpecError(origin, path + key, "no such field (unknown field)");
   }
 }
@@ -70,9 +71,10 @@ StoredCalibration parse_calibration(std::string_view json_text, std::string_view
                         json_input::describe(version));
   }
   reject_unknown(document,
-                 {"schema_version", "gpu_id", "measurement", "measurement_revision",
-                  "training_split", "training_cases", "held_out_cases", "training_mape_percent",
-                  "held_out_mape_percent", "parameters"},
+                 std::initializer_list<const char*>{
+                     "schema_version", "gpu_id", "measurement", "measurement_revision",
+                     "training_split", "training_cases", "held_out_cases", "training_mape_percent",
+                     "held_out_mape_percent", "parameters"},
                  origin, "");
   StoredCalibration c;
   c.gpu_id = text_field(document, "gpu_id", origin);
@@ -86,17 +88,13 @@ StoredCalibration parse_calibration(std::string_view json_text, std::string_view
   const ordered_json& p = field(document, "parameters", origin, "");
   if (!p.is_object()) throw SpecError(origin, "parameters", "an object");
   const std::string at = "parameters.";
-  reject_unknown(p,
-                 {"issue_scale", "shared_memory_scale", "latency_scale", "l2_scale", "dram_scale",
-                  "launch_overhead_s", "l2_capacity_fraction"},
-                 origin, at);
-  c.parameters.issue_scale = number_field(p, "issue_scale", origin, at, false);
-  c.parameters.shared_memory_scale = number_field(p, "shared_memory_scale", origin, at, false);
-  c.parameters.latency_scale = number_field(p, "latency_scale", origin, at, false);
-  c.parameters.l2_scale = number_field(p, "l2_scale", origin, at, false);
-  c.parameters.dram_scale = number_field(p, "dram_scale", origin, at, false);
-  c.parameters.launch_overhead_s = number_field(p, "launch_overhead_s", origin, at, true);
-  c.parameters.l2_capacity_fraction = number_field(p, "l2_capacity_fraction", origin, at, false);
+  std::array<std::string_view, kCalibrationParameters.size()> names;
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kCalibrationParameters[i].name;
+  reject_unknown(p, names, origin, at);
+  for (const CalibrationParameter& parameter : kCalibrationParameters) {
+    c.parameters.*parameter.field =
+        number_field(p, std::string(parameter.name), origin, at, parameter.zero_allowed);
+  }
   return c;
 }
 
@@ -111,13 +109,11 @@ std::string calibration_json(const StoredCalibration& c) {
   j["held_out_cases"] = c.held_out_cases;
   j["training_mape_percent"] = c.training_mape_percent;
   j["held_out_mape_percent"] = c.held_out_mape_percent;
-  j["parameters"] = {{"issue_scale", c.parameters.issue_scale},
-                     {"shared_memory_scale", c.parameters.shared_memory_scale},
-                     {"latency_scale", c.parameters.latency_scale},
-                     {"l2_scale", c.parameters.l2_scale},
-                     {"dram_scale", c.parameters.dram_scale},
-                     {"launch_overhead_s", c.parameters.launch_overhead_s},
-                     {"l2_capacity_fraction", c.parameters.l2_capacity_fraction}};
+  ordered_json parameters = ordered_json::object();
+  for (const CalibrationParameter& parameter : kCalibrationParameters) {
+    parameters[std::string(parameter.name)] = c.parameters.*parameter.field;
+  }
+  j["parameters"] = parameters;
   return j.dump(2) + "\n";
 }
 

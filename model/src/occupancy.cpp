@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "roofcast/ceil_div.hpp"
+
 namespace roofcast {
 namespace {
 
@@ -27,7 +29,7 @@ int round_down(int x, int y) { return quotient(x, y) * y; }
 /// A 64-bit count as an int, INT_MAX when larger (it then exceeds every limit it is compared
 /// with: the launch's sums and products are formed in 64 bits, never in int).
 int saturated(std::int64_t value) { return value > INT_MAX ? INT_MAX : static_cast<int>(value); }
-std::int64_t round_up64(std::int64_t x, std::int64_t y) { return (x + y - 1) / y * y; }
+std::int64_t round_up64(std::int64_t x, std::int64_t y) { return ceil_div(x, y) * y; }
 
 int carveout_bytes_at(const SmLimits& sm, std::size_t index) {
   return sm.shared_memory_carveouts_KiB[index] * 1024;

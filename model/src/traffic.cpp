@@ -71,7 +71,7 @@ int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
         ++distinct;
       }
     }
-    if (ideal != nullptr) *ideal = ceil_div_int(distinct, groups);
+    if (ideal != nullptr) *ideal = ceil_div(distinct, groups);
     return worst;
   }
   // Odd sizes: count pairwise.
@@ -86,7 +86,7 @@ int shared_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
     }
     worst = std::max(worst, distinct_count(in_group, n));
   }
-  if (ideal != nullptr) *ideal = ceil_div_int(distinct, groups);
+  if (ideal != nullptr) *ideal = ceil_div(distinct, groups);
   return worst;
 }
 
@@ -146,14 +146,14 @@ int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, in
     units = distinct_count(unit_ids, lanes);
     sector_count = distinct_count(sector_ids, lanes);
   }
-  const int minimum = ceil_div_int(units * width * kFloatBytes, kL1LineBytes);
+  const int minimum = ceil_div(units * width * kFloatBytes, kL1LineBytes);
   if (ideal != nullptr) *ideal = minimum;
   if (sectors != nullptr) *sectors = sector_count;
   return std::max(minimum, lines);
 }
 
 double copies_per_warp(int items, int threads) {
-  return static_cast<double>(ceil_div_int(items, kWarpLanes)) / ceil_div_int(threads, kWarpLanes);
+  return static_cast<double>(ceil_div(items, kWarpLanes)) / ceil_div(threads, kWarpLanes);
 }
 
 WarpAccess tile_global_load(const WarpShape& s, int rows, int cols, std::int64_t ld, int threads,
@@ -171,7 +171,7 @@ WarpAccess tile_global_load(const WarpShape& s, int rows, int cols, std::int64_t
   });
   a.wavefronts = global_wavefronts(words, lanes, width, &a.wavefronts_ideal, &a.sectors);
   if (!vector_path) {  // each scalar load of the four touches a quarter of the bytes
-    a.wavefronts_ideal = std::max(1, ceil_div_int(a.wavefronts_ideal, width));
+    a.wavefronts_ideal = std::max(1, ceil_div(a.wavefronts_ideal, width));
     a.wavefronts = std::max(a.wavefronts_ideal, a.wavefronts);
   }
   return a;

@@ -39,7 +39,7 @@ WaveResult compute_waves(std::int64_t grid_blocks, int blocks_per_sm, int sm_cou
   }
   r.blocks_per_wave = clusters * cluster;
   if (r.blocks_per_wave == 0) return r;
-  r.waves = gemm::ceil_div(grid_blocks, r.blocks_per_wave);
+  r.waves = ceil_div(grid_blocks, r.blocks_per_wave);
   r.full_waves = grid_blocks / r.blocks_per_wave;
   r.last_wave_blocks = grid_blocks - (r.waves - 1) * r.blocks_per_wave;
   r.tail_efficiency = static_cast<double>(grid_blocks) /
@@ -65,8 +65,8 @@ TileWaste compute_tile_waste(const gemm::Problem& problem, const gemm::TileConfi
   w.tiles_m = gemm::tiles_m(problem, config);
   w.tiles_n = gemm::tiles_n(problem, config);
   const int cluster = std::max(1, config.cluster);
-  w.launched_tiles_m = gemm::ceil_div(w.tiles_m, cluster) * cluster;
-  w.k_tiles = gemm::ceil_div(problem.k, k_tile);
+  w.launched_tiles_m = ceil_div(w.tiles_m, cluster) * cluster;
+  w.k_tiles = ceil_div(problem.k, k_tile);
   w.launched_m = w.launched_tiles_m * config.bm;
   w.launched_n = w.tiles_n * config.bn;
   w.launched_k = w.k_tiles * k_tile;

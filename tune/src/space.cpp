@@ -6,6 +6,7 @@
 #include <string>
 
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/rung_defaults.hpp"
 #include "roofcast/traffic.hpp"
 
 namespace roofcast::tune {
@@ -81,16 +82,13 @@ SpaceBounds normalized(SpaceBounds b) {
 /// Calls emit(config) for every combination of the rung's own parameters (threads derived).
 template <class Emit>
 void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
-  TileConfig c{};
-  c.rung = rung;
-  c.stages = 1;
-  c.cluster = 1;
-  c.vector_width = 1;
+  const kernels::RungTraits traits = kernels::rung_traits(rung);
+  TileConfig c = kernels::default_config(rung);
   auto finish = [&](TileConfig config) {
     config.threads = kernels::derived_threads(config);
     emit(config);
   };
-  if (rung == 1) {
+  if (traits.shape == kernels::TileShape::kNaive) {
     c.tm = c.tn = 1;
     for (int bm : b.naive_rows) {
       for (int bn : b.naive_columns) {
@@ -101,7 +99,7 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
     }
     return;
   }
-  if (rung == 2) {
+  if (traits.shape == kernels::TileShape::kSquareShared) {
     c.tm = c.tn = 1;
     for (int t : b.shared_tiles) {
       c.bm = c.bn = c.bk = t;
@@ -109,17 +107,12 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
     }
     return;
   }
-  const SmemLayout plain[] = {SmemLayout::kPlain};
-  const SmemLayout conflict_free[] = {SmemLayout::kPadded, SmemLayout::kSwizzled};
-  const SmemLayout warp_tiled[] = {SmemLayout::kPadded};  // rungs 7-10: A^T padded
-  const SmemLayout* layouts = rung == 6 ? conflict_free : rung >= 7 ? warp_tiled : plain;
-  const int layout_count = rung == 6 ? 2 : 1;
   const std::vector<int> one = {1};
-  const std::vector<int> four = {4};
-  const std::vector<int>& vectors = rung <= 4 ? one : rung <= 6 ? four : b.vector_widths;
-  const std::vector<int>& tns = rung == 3 ? one : b.thread_tiles;
-  for (int li = 0; li < layout_count; ++li) {
-    c.layout = layouts[li];
+  const std::vector<int> fixed_vector = {traits.fixed_vector_width};
+  const std::vector<int>& vectors = traits.fixed_vector_width > 0 ? fixed_vector : b.vector_widths;
+  const std::vector<int>& tns = traits.needs_tn ? b.thread_tiles : one;
+  for (int li = 0; li < traits.layout_count; ++li) {
+    c.layout = traits.layouts[static_cast<std::size_t>(li)];
     for (int bm : b.block_tiles) {
       for (int bn : b.block_tiles) {
         for (int bk : b.k_tiles) {
@@ -132,14 +125,14 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
                 c.tm = tm;
                 c.tn = tn;
                 c.vector_width = v;
-                if (rung <= 6) {
+                if (!traits.warp_tiled) {
                   finish(c);
                   continue;
                 }
                 for (int wm : b.warp_tiles) {
                   for (int wn : b.warp_tiles) {
                     for (int s : b.stages) {
-                      for (int cl : rung == 10 ? b.clusters : one) {
+                      for (int cl : traits.clustered ? b.clusters : one) {
                         c.wm = wm;
                         c.wn = wn;
                         c.stages = s;
@@ -157,8 +150,6 @@ void walk_rung(int rung, const SpaceBounds& b, Emit&& emit) {
     }
   }
 }
-
-int compute_capability_number(const GpuSpec& gpu) { return gpu.compute_capability.number(); }
 
 }  // namespace
 
@@ -189,7 +180,7 @@ Exclusion exclusion(const GpuSpec& gpu, const TileConfig& config, std::string* d
     return Exclusion::kTileRule;
   }
   const int needed = kernels::minimum_compute_capability(config);
-  if (compute_capability_number(gpu) < needed) {
+  if (gpu.compute_capability.number() < needed) {
     say("needs compute capability " + std::to_string(needed / 10) + "." +
         std::to_string(needed % 10) + ", " + gpu.id + " has " +
         std::to_string(gpu.compute_capability.major) + "." +
@@ -209,7 +200,7 @@ Exclusion exclusion(const GpuSpec& gpu, const TileConfig& config, std::string* d
     return Exclusion::kSharedMemory;
   }
   if (config.cluster > 1 &&
-      (compute_capability_number(gpu) < 90 || config.cluster > kPortableClusterBlocks)) {
+      (gpu.compute_capability.number() < 90 || config.cluster > kPortableClusterBlocks)) {
     say("cluster of " + std::to_string(config.cluster) +
         " blocks needs compute capability 9.0 and at most 8 blocks");
     return Exclusion::kCluster;

@@ -2,6 +2,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "roofcast/compute_capability.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "sgemm_check.hpp"
 
@@ -63,7 +64,7 @@ __global__ void error_sums_kernel(const float* c, const float* ref, const float*
 
 constexpr int kFillThreads = 256;
 unsigned fill_blocks(std::int64_t n) {
-  const std::int64_t blocks = (n + kFillThreads - 1) / kFillThreads;
+  const std::int64_t blocks = ceil_div(n, kFillThreads);
   return static_cast<unsigned>(blocks < 4096 ? (blocks < 1 ? 1 : blocks) : 4096);
 }
 
@@ -208,7 +209,7 @@ CheckResult SgemmChecker::check_kernel(std::size_t index, const gemm::Problem& p
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cc");
   check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cc");
-  if (major * 10 + minor < kernels::minimum_compute_capability(config)) {
+  if (ComputeCapability{major, minor}.number() < kernels::minimum_compute_capability(config)) {
     result.outcome = Outcome::kNotSupported;
     result.detail =
         "needs compute capability " + std::to_string(kernels::minimum_compute_capability(config));

@@ -200,7 +200,7 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
 
 std::int64_t grid_blocks_of(const Problem& problem, const gemm::TileConfig& config) {
   const std::int64_t cluster = std::max(config.cluster, 1);
-  return cluster * gemm::ceil_div(gemm::tiles_m(problem, config), cluster) *
+  return cluster * ceil_div(gemm::tiles_m(problem, config), cluster) *
          gemm::tiles_n(problem, config);
 }
 

@@ -1,4 +1,5 @@
 #include "roofcast/views/accuracy_views.hpp"
+#include "roofcast/calibration.hpp"
 
 #include "roofcast/views/schema.hpp"
 
@@ -46,10 +47,8 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
   out << "calibration  fitted on the '" << a.training_split << "' split (" << a.fit.training_cases
       << " training, " << a.fit.held_out_cases << " held-out cases):";
   for (int i = 0; i < kFittedParameterCount; ++i) {
-    const double values[] = {a.fit.calibration.issue_scale,   a.fit.calibration.shared_memory_scale,
-                             a.fit.calibration.latency_scale, a.fit.calibration.l2_scale,
-                             a.fit.calibration.dram_scale,    a.fit.calibration.launch_overhead_s};
-    out << " " << fitted_parameter_name(i) << "=" << format("%.4g", values[i])
+    const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
+    out << " " << parameter.name << "=" << format("%.4g", a.fit.calibration.*parameter.field)
         << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not determined)");
   }
   out << "\n\nerror of predicted TFLOPS (|predicted - measured| / measured)\n";
@@ -135,12 +134,11 @@ nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
   j["measurement_revision"] = a.measurement_revision;
   j["training_split"] = a.training_split;
   nlohmann::json parameters;
-  const double values[] = {a.fit.calibration.issue_scale,   a.fit.calibration.shared_memory_scale,
-                           a.fit.calibration.latency_scale, a.fit.calibration.l2_scale,
-                           a.fit.calibration.dram_scale,    a.fit.calibration.launch_overhead_s};
   for (int i = 0; i < kFittedParameterCount; ++i) {
-    parameters[std::string(fitted_parameter_name(i))] = {
-        {"value", values[i]}, {"fitted", a.fit.fitted[static_cast<std::size_t>(i)]}};
+    const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
+    parameters[std::string(parameter.name)] = {
+        {"value", a.fit.calibration.*parameter.field},
+        {"fitted", a.fit.fitted[static_cast<std::size_t>(i)]}};
   }
   j["calibration"] = parameters;
   j["training"] = summary_json(a.training);

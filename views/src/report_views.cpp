@@ -44,8 +44,6 @@ const kernels::RegistryEntry* registry_entry(const std::string& id) {
   return index < kernels::kRegistrySize ? &kernels::kRegistry[index] : nullptr;
 }
 
-int compute_capability(const GpuSpec& gpu) { return gpu.compute_capability.number(); }
-
 /// A registry config predicted with estimated registers (nothing compiled), as the tuner does.
 Prediction predict_registered(const GpuSpec& gpu, const gemm::TileConfig& config,
                               const gemm::Problem& problem, const gemm::RasterOrder& raster,
@@ -199,7 +197,7 @@ void fill_predicted_ladder(GpuReport& r, const Calibration& calibration) {
   for (const kernels::RegistryEntry* entry : headline_entries()) {
     const std::string id = kernels::kernel_id(entry->config);
     const bool supported =
-        compute_capability(r.gpu) >= kernels::minimum_compute_capability(entry->config);
+        r.gpu.compute_capability.number() >= kernels::minimum_compute_capability(entry->config);
     r.by_size.kernels.push_back(id);
     r.by_size.rungs.push_back(entry->config.rung);
     std::vector<SizeCell>& cells = r.by_size.cells.emplace_back();
@@ -306,7 +304,7 @@ void fill_predicted_tile_curves(GpuReport& r, const Calibration& calibration) {
     for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
       // The sweep: every registered config of rungs 4-10 (validate_plan.cpp).
       if (entry.config.rung < 4 ||
-          compute_capability(r.gpu) < kernels::minimum_compute_capability(entry.config)) {
+          r.gpu.compute_capability.number() < kernels::minimum_compute_capability(entry.config)) {
         continue;
       }
       const Prediction p =
@@ -327,7 +325,7 @@ void fill_l2_raster(GpuReport& r, const LadderMeasurement* m,
   for (const gemm::Problem& problem : problems) {
     for (const kernels::RegistryEntry* entry : headline_entries()) {
       if (!kernels::takes_raster_order(entry->config) ||
-          compute_capability(r.gpu) < kernels::minimum_compute_capability(entry->config)) {
+          r.gpu.compute_capability.number() < kernels::minimum_compute_capability(entry->config)) {
         continue;
       }
       const std::string id = kernels::kernel_id(entry->config);
@@ -581,12 +579,12 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
   } else {
     if (!r.calibration) {
       // The measured GPU nearest in compute capability (the first on ties, database order).
-      const int cc = compute_capability(gpu);
+      const int cc = gpu.compute_capability.number();
       int nearest = 0;
       for (const GpuSpec& other : embedded_specs()) {
         const auto stored = embedded_calibration(other.id);
         if (!stored) continue;
-        const int distance = std::abs(compute_capability(other) - cc);
+        const int distance = std::abs(other.compute_capability.number() - cc);
         if (!r.transferred_calibration || distance < nearest) {
           r.transferred_calibration = stored;
           nearest = distance;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "roofcast/calibration.hpp"
+
 namespace roofcast::views::schema {
 
 using nlohmann::json;
@@ -39,14 +41,12 @@ json occupancy_summary(const OccupancyResult& r) {
 }
 
 json calibration(const Calibration& c) {
-  return {{"issue_scale", c.issue_scale},
-          {"shared_memory_scale", c.shared_memory_scale},
-          {"latency_scale", c.latency_scale},
-          {"l2_scale", c.l2_scale},
-          {"dram_scale", c.dram_scale},
-          {"launch_overhead_s", c.launch_overhead_s},
-          {"l2_capacity_fraction", c.l2_capacity_fraction},
-          {"calibrated", !(c == Calibration{})}};
+  json out = json::object();
+  for (const CalibrationParameter& parameter : kCalibrationParameters) {
+    out[std::string(parameter.name)] = c.*parameter.field;
+  }
+  out["calibrated"] = !(c == Calibration{});
+  return out;
 }
 
 }  // namespace roofcast::views::schema

@@ -1,19 +1,44 @@
 // Committed calibrations: the global per-GPU parameters of the time model (Calibration in
-// predict.hpp), fitted by `roofcast accuracy --write-calibration` on a measurement's training
+// time_model.hpp), fitted by `roofcast accuracy --write-calibration` on a measurement's training
 // split, stored as data/calibration/<gpu id>.json and embedded in the library. predict() takes
 // a Calibration; the CLI applies a GPU's stored one unless told not to. How the fit works:
 // docs/model.md#calibration-and-the-fit.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "roofcast/predict.hpp"
+#include "roofcast/time_model.hpp"
 
 namespace roofcast {
 
 inline constexpr int kCalibrationSchemaVersion = 1;
+
+/// One parameter of Calibration: its name in calibration files, reports and JSON output, its
+/// member, whether a calibration file may hold 0 (else it must be positive), and what it does.
+struct CalibrationParameter {
+  std::string_view name;
+  double Calibration::*field;
+  bool zero_allowed;
+  std::string_view meaning;
+};
+
+/// Every Calibration parameter, in the order of files and outputs. The first
+/// kFittedParameterCount are the ones fit_calibration estimates, in its order.
+inline constexpr std::array<CalibrationParameter, 7> kCalibrationParameters{{
+    {"issue_scale", &Calibration::issue_scale, false, "x issue time"},
+    {"shared_memory_scale", &Calibration::shared_memory_scale, false, "x L1/shared data-path time"},
+    {"latency_scale", &Calibration::latency_scale, false, "x latency-bound time"},
+    {"l2_scale", &Calibration::l2_scale, false, "x L2 bandwidth time"},
+    {"dram_scale", &Calibration::dram_scale, false, "x DRAM bandwidth time"},
+    {"launch_overhead_s", &Calibration::launch_overhead_s, true, "+ once per kernel, seconds"},
+    {"l2_capacity_fraction", &Calibration::l2_capacity_fraction, false,
+     "effective share of the L2 capacity (set by hand, not fitted)"},
+}};
+static_assert(kFittedParameterCount <= static_cast<int>(kCalibrationParameters.size()));
 
 struct StoredCalibration {
   std::string gpu_id;                // data/gpus id

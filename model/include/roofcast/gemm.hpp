@@ -10,6 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "roofcast/ceil_div.hpp"
+#include "roofcast/register_count.hpp"
+
 #if defined(__CUDACC__)
 #define ROOFCAST_HOST_DEVICE __host__ __device__
 #else
@@ -122,9 +125,6 @@ constexpr const char* tile_bounds_problem(const TileConfig& c) {
   if (c.cluster < 1 || c.cluster > 16) return "cluster must be 1..16";
   return nullptr;
 }
-
-/// ceil(a / b) for positive b.
-constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 /// Number of C tiles along M and N, and in total (one block per tile).
 constexpr std::int64_t tiles_m(const Problem& p, const TileConfig& c) {

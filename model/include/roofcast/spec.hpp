@@ -11,19 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "roofcast/compute_capability.hpp"
+
 namespace roofcast {
 
 /// The schema_version this build reads. A file with another version is rejected.
 inline constexpr int kSpecSchemaVersion = 1;
-
-struct ComputeCapability {
-  int major = 0;
-  int minor = 0;
-  /// major * 10 + minor: 90 for 9.0 (the form CUDA's sm_NN names and the registry's minimum
-  /// compute capability use).
-  constexpr int number() const { return major * 10 + minor; }
-  bool operator==(const ComputeCapability&) const = default;
-};
 
 /// Per-SM resource limits. Units are in the names; registers are 32-bit registers.
 struct SmLimits {

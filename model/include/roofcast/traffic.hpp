@@ -137,9 +137,6 @@ struct WarpShape {
   int banks = 32;
 };
 
-/// ceil(a / b) for positive b, in int.
-constexpr int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
-
 /// Iterations per warp, averaged over the block's warps, of a copy loop
 /// `for (e = tid; e < items; e += threads)`: ceil(items / 32) / ceil(threads / 32). A warp
 /// whose lanes all start beyond `items` skips the loop, so with fewer items than threads

@@ -68,10 +68,15 @@ inline constexpr int kRungs1To6SubPartitionsPerSm = 4;
 /// Registers a rung 4-6 thread is expected to need: its TM * TN accumulators, two sets of
 /// TM + TN fragment registers (the compiler overlaps the next k's shared reads with the current
 /// FFMAs), the floats it stages from global memory per K step, (BM * BK + BK * BN) / threads
-/// (rounded up), and 16 for addresses, predicates and loop state.
+/// (rounded up, counted live throughout), and kTilingScalarRegisters for addresses, predicates
+/// and loop state: register_count (roofcast/register_count.hpp).
+inline constexpr int kTilingScalarRegisters = 16;
 constexpr int tiling_register_estimate(int bm, int bn, int bk, int tm, int tn, int threads) {
-  const int staged = threads >= 1 ? (bm * bk + bk * bn + threads - 1) / threads : 0;
-  return tm * tn + 2 * (tm + tn) + staged + 16;
+  LiveRegisters live;
+  live.accumulators = tm * tn;
+  live.fragments = 2 * (tm + tn);
+  live.staging = threads >= 1 ? ceil_div(bm * bk + bk * bn, threads) : 0;
+  return register_count(live, kTilingScalarRegisters);
 }
 /// Minimum resident blocks per SM a rung 4-6 kernel asks of the compiler
 /// (__launch_bounds__(threads, this)): as many blocks as the register file holds at the

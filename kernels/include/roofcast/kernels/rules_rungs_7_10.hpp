@@ -126,10 +126,16 @@ constexpr int staging_registers_rungs_7_10(const gemm::TileConfig& c) {
 }
 
 /// Registers per thread the kernel needs, an estimate used for __launch_bounds__:
-///   TM * TN accumulators + 2 * (TM + TN) for two register fragments + staging + 40 for
-///   addresses, indices, predicates and loop state (compared with ptxas in the ptxas report).
+///   TM * TN accumulators + 2 * (TM + TN) for two register fragments + staging (counted live
+///   throughout) + kWarpTiledScalarRegisters for addresses, indices, predicates and loop state
+///   (compared with ptxas in the ptxas report): register_count (roofcast/register_count.hpp).
+inline constexpr int kWarpTiledScalarRegisters = 40;
 constexpr int register_estimate_rungs_7_10(const gemm::TileConfig& c) {
-  return c.tm * c.tn + 2 * (c.tm + c.tn) + staging_registers_rungs_7_10(c) + 40;
+  LiveRegisters live;
+  live.accumulators = c.tm * c.tn;
+  live.fragments = 2 * (c.tm + c.tn);
+  live.staging = staging_registers_rungs_7_10(c);
+  return register_count(live, kWarpTiledScalarRegisters);
 }
 
 /// The estimate fits the register file: at most 255 per thread, and one block resident.
@@ -143,7 +149,7 @@ constexpr bool registers_fit(const gemm::TileConfig& c) {
 ///   min(4, 65536 / (threads * round_up(estimate, 8))), at least 1. ptxas then keeps the
 ///   registers at or below 65536 / (threads * min_blocks).
 constexpr int min_blocks_per_sm_rungs_7_10(const gemm::TileConfig& c) {
-  const int per_thread = (register_estimate_rungs_7_10(c) + 7) / 8 * 8;
+  const int per_thread = ceil_div(register_estimate_rungs_7_10(c), 8) * 8;
   const int blocks = c.threads > 0 ? kRegistersPerSm / (c.threads * per_thread) : 1;
   return blocks < 1 ? 1 : (blocks > 4 ? 4 : blocks);
 }

@@ -1,0 +1,66 @@
+// The least-squares calibration fit of the model's global per-GPU parameters (Eigen,
+// column-pivoting QR) on measured cases. Design: docs/model.md#calibration-and-the-fit.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "roofcast/time_model.hpp"
+
+namespace roofcast {
+
+// ---- fitting ----------------------------------------------------------------------------------
+
+/// One measured case for the fit: its uncalibrated terms (Prediction::terms) and its time.
+struct FitSample {
+  std::string name;
+  PredictionTerms terms;
+  double measured_time_s = 0;
+};
+
+/// The parameters fit_calibration estimates, in this order.
+inline constexpr int kFittedParameterCount = 6;
+/// "issue_scale", "shared_memory_scale", "latency_scale", "l2_scale", "dram_scale",
+/// "launch_overhead_s".
+std::string_view fitted_parameter_name(int index);
+
+struct FitCase {
+  std::string name;
+  bool training = false;
+  double measured_time_s = 0;
+  double predicted_time_s = 0;
+  double error_percent = 0;  // 100 * (predicted - measured) / measured
+};
+
+struct FitResult {
+  Calibration calibration;
+  /// Which parameters the training data determined; the others keep their default (fewer than
+  /// two training cases are bound by their term).
+  std::array<bool, kFittedParameterCount> fitted{};
+  double training_mape_percent = 0;
+  std::optional<double> held_out_mape_percent;  // empty when every case trained
+  int training_cases = 0;
+  int held_out_cases = 0;
+  int iterations = 0;
+  std::vector<FitCase> cases;  // every sample, in input order
+};
+
+/// Fits the scales and the launch overhead to the training samples (those whose name is in
+/// `training_names`) by least squares on the relative error:
+///   minimise sum_i ((compose_time_s(terms_i, p) - t_i) / t_i)^2.
+/// compose_time_s is linear in p once each wave's binding term is fixed, so the fit
+/// alternates: fix the binding terms under the current p, solve the weighted linear least
+/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind at least two
+/// training cases (one case alone would fix its term's scale to reproduce that case exactly:
+/// docs/model.md#calibration-and-the-fit) and the overhead, keep scales positive and the
+/// overhead >= 0, repeat until the binding terms stop changing; from several starts, keeping
+/// the best. Reports MAPE on the training and the held-out samples. Throws
+/// std::invalid_argument when a training name is not among the samples, a name repeats, no
+/// case trains, or a measured time is not positive.
+FitResult fit_calibration(const std::vector<FitSample>& samples,
+                          const std::vector<std::string>& training_names);
+
+}  // namespace roofcast

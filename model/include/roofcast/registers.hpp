@@ -1,0 +1,80 @@
+// Registers per thread and spills: the register estimate of a config that has not been
+// compiled, the register cap of __launch_bounds__, and what registers that do not fit cost
+// (local-memory traffic). Design: docs/model.md#register-estimate, docs/model.md#spills.
+#pragma once
+
+#include "roofcast/gemm.hpp"
+#include "roofcast/spec.hpp"
+#include "roofcast/traffic.hpp"
+
+namespace roofcast {
+
+// ---- registers --------------------------------------------------------------------------------
+
+/// Registers per thread a config needs, estimated without compiling it. ptxas decides the
+/// real count; the estimate counts what must be live at the peak (the compute phase), see
+/// docs/model.md#register-estimate:
+struct RegisterEstimate {
+  int accumulators = 0;  // outputs per thread (TM * TN)
+  int fragments = 0;     // A + B fragment values per k, x 2 when two are live: rungs 8-10
+                         // double-buffer them, and for rungs 3-7 the compiler hoists the next
+                         // k's shared reads above the current FFMAs (BK loop fully unrolled)
+  int staging = 0;       // global values held across the compute phase (prefetching rungs
+                         // that stage A or B through registers; without prefetch they are
+                         // loaded and stored before the compute phase and count only when
+                         // larger than the fragments)
+  int addressing = 0;    // pointers (A, B, C: 2 each), sizes, tile origins, thread indices,
+                         // loop counter, alpha and beta: kAddressRegisters
+  int pipeline = 0;      // stage index and one shared offset per stage (stages > 1)
+  int total = 0;         // accumulators + max(fragments, transient staging) + staging
+                         // + addressing + pipeline
+};
+
+/// Registers for addresses, sizes, indices and scalars (see RegisterEstimate::addressing): the
+/// scalar_registers of register_count for the model's estimate (the tile rules' launch-bounds
+/// estimates use 16 and 40: kernels/rules_rungs_*.hpp).
+inline constexpr int kAddressRegisters = 18;
+
+/// The estimate for a config's kernel from its anatomy (config: stages).
+RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& anatomy);
+
+/// The most registers per thread at which `min_blocks` blocks of `threads` threads stay
+/// resident (what ptxas aims for under __launch_bounds__(threads, min_blocks)), and never above
+/// the per-thread maximum: with W = ceil(threads / warp_size) warps, P sub-partitions,
+///   per-warp allocation A = floor((registers_per_sm / P) / ceil(min_blocks * W / P)),
+///   also <= max_registers_per_block / roundup(W, warp_allocation_granularity),
+///   rounded down to the allocation unit; cap = min(max per thread, A / warp_size).
+/// min_blocks <= 0 gives the per-thread maximum.
+int register_cap(const SmLimits& sm, int threads, int min_blocks);
+
+/// Registers that do not fit and what they cost.
+struct SpillEstimate {
+  int registers_needed = 0;           // the estimate (or the given count)
+  int registers_allocated = 0;        // what the kernel gets: min(needed, register_cap)
+  int spilled_registers = 0;          // estimate only: needed - allocated
+  double bytes_per_thread = 0;        // local memory per thread: given, or spilled * 4
+  bool accumulators_spilled = false;  // see accumulators_spill
+  double accesses_per_tile = 0;       // local loads + stores per thread per K tile
+  double l2_fraction = 0;             // share of local accesses L1 misses (spill_l2_fraction)
+  double l2_bytes = 0;                // local traffic reaching L2, whole launch:
+                                      // l2_fraction * accesses_per_tile * 4 * threads * tiles
+};
+
+/// Whether the spilled values include accumulators: spills present and the accumulators plus
+/// one k's fragments (outputs_per_thread + a_fragment + b_fragment) exceed the registers. A
+/// spilled accumulator is reloaded and stored at every k (each FFMA updates it), not once per
+/// tile. Motivated by a measured spilling config, see docs/model.md#spills.
+bool accumulators_spill(const KernelAnatomy& anatomy, int registers_per_thread,
+                        double spill_bytes_per_thread);
+
+/// Local loads plus stores per thread per K tile: 2 * spilled words, times k_tile when
+/// accumulators spill.
+double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulators_spilled);
+
+/// Share of local (spill) accesses that miss L1 and reach L2: the SM's local footprint
+/// (bytes per thread * threads * resident blocks) beyond the L1 bytes that shared memory leaves
+/// (configurable shared capacity minus what the resident blocks use; the unified L1 is at least
+/// that large): clamp(1 - l1_left / footprint, 0, 1); 0 without spills.
+double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left);
+
+}  // namespace roofcast

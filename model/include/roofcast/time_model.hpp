@@ -1,0 +1,83 @@
+// Time composition: the model's per-GPU calibration parameters, the time terms of one
+// prediction (a full wave and the last wave) and how they compose into the predicted time.
+// Formulas, units and sources here; the reasoning and the measurements behind the composition:
+// docs/model.md#composition.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace roofcast {
+
+// ---- calibration ------------------------------------------------------------------------------
+
+/// The model's global per-GPU parameters. Defaults (1, 0) mean "uncalibrated": every term is
+/// taken at its face value. Each scale multiplies one time term (see TimeTerm); none is per
+/// rung or per size. fit_calibration() fits the first six by least squares
+/// (docs/model.md#calibration-and-the-fit).
+struct Calibration {
+  double issue_scale = 1;          // x issue time: register-bank conflicts, dual-issue limits
+  double shared_memory_scale = 1;  // x L1/shared data-path time
+  double latency_scale = 1;        // x latency-bound time (exposed latency, barriers)
+  double l2_scale = 1;             // x L2 bandwidth time
+  double dram_scale = 1;           // x DRAM bandwidth time
+  double launch_overhead_s = 0;    // + once per kernel: launch and drain
+  /// Effective share of the L2 capacity in the roofcast L2 model (set by hand from measured hit
+  /// rates; not part of the least-squares fit).
+  double l2_capacity_fraction = 1;
+
+  bool operator==(const Calibration&) const = default;
+};
+
+// ---- terms ------------------------------------------------------------------------------------
+
+/// The terms of the time model.
+enum class TimeTerm : int {
+  kIssue = 0,         // every instruction through the warp schedulers (FFMA + overhead)
+  kSharedMemory = 1,  // L1/shared data-path wavefronts, bank-conflict replays included
+  kLatency = 2,       // per-block latency chain not hidden by other blocks (Little's law)
+  kL2 = 3,            // bytes requested from L2 / L2 bandwidth
+  kDram = 4,          // bytes from DRAM / DRAM bandwidth
+  kSpill = 5,         // local-memory traffic of spilled registers / L2 (or DRAM) bandwidth
+};
+inline constexpr int kTimeTermCount = 6;
+
+/// "issue", "shared_memory", "latency", "l2", "dram", "spill".
+std::string_view to_string(TimeTerm term);
+
+/// One value per term, seconds.
+struct TimeTerms {
+  std::array<double, kTimeTermCount> seconds{};
+
+  double& operator[](TimeTerm t) { return seconds[static_cast<int>(t)]; }
+  double operator[](TimeTerm t) const { return seconds[static_cast<int>(t)]; }
+};
+
+/// The uncalibrated terms of one prediction: a full wave and the last, partial wave.
+struct PredictionTerms {
+  TimeTerms full_wave;    // one full wave (blocks_per_sm blocks on every SM)
+  double full_waves = 0;  // how many full waves
+  TimeTerms last_wave;    // the partial last wave; zeros when the grid fills its waves
+};
+
+/// The scale Calibration applies to a term (spill: 1).
+double term_scale(const Calibration& calibration, TimeTerm term);
+
+/// Predicted time, seconds:
+///   full_waves * wave(full_wave) + wave(last_wave) + launch_overhead_s,
+///   wave(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
+///                 latency_scale * t.latency, l2_scale * t.l2, dram_scale * t.dram, t.spill).
+/// Within a wave the terms overlap (each is a throughput or a latency chain of the same
+/// work), so the largest one is the wave's time; waves run one after another. Issue and the
+/// L1/shared data path add instead of overlapping (every LDS/LDG/local access occupies the
+/// sub-partition's MIO issue and the data path's register-file writes that the FFMAs' operands
+/// share); the H200 measurements behind this: docs/model.md#composition.
+double compose_time_s(const PredictionTerms& terms, const Calibration& calibration);
+
+/// Each term over the whole launch, calibrated: full_waves * scale * full + scale * last.
+TimeTerms total_terms(const PredictionTerms& terms, const Calibration& calibration);
+
+/// The term with the largest total (the first on ties).
+TimeTerm binding_term(const TimeTerms& totals);
+
+}  // namespace roofcast

@@ -1,0 +1,233 @@
+#include "roofcast/fit.hpp"
+
+#include "roofcast/calibration.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+namespace roofcast {
+
+std::string_view fitted_parameter_name(int index) {
+  return index >= 0 && index < kFittedParameterCount
+             ? kCalibrationParameters[static_cast<std::size_t>(index)].name
+             : "unknown";
+}
+
+namespace {
+
+using Parameters = std::array<double, kFittedParameterCount>;
+constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is not scaled
+constexpr int kOverhead = 5;
+constexpr int kMinBindingCasesPerScale = 2;  // see fit_calibration
+
+Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
+  Calibration c;
+  for (std::size_t i = 0; i < p.size(); ++i) c.*kCalibrationParameters[i].field = p[i];
+  c.l2_capacity_fraction = l2_capacity_fraction;
+  return c;
+}
+
+/// The binding group of a wave under p: 0 = issue + shared memory (one sum, see
+/// compose_time_s), else the term's index; -1 for an empty wave.
+int binding_in_wave(const TimeTerms& terms, const Parameters& p) {
+  int best = -1;
+  double worst = p[0] * terms.seconds[0] + p[1] * terms.seconds[1];
+  if (worst > 0) best = 0;
+  for (int t = 2; t < kTimeTermCount; ++t) {
+    const double scale = t < kScaleCount ? p[t] : 1.0;
+    if (scale * terms.seconds[t] > worst) {
+      worst = scale * terms.seconds[t];
+      best = t;
+    }
+  }
+  return best;
+}
+
+double relative_objective(const std::vector<const FitSample*>& training, const Parameters& p) {
+  const Calibration c = to_calibration(p, 1);
+  double sum = 0;
+  for (const FitSample* s : training) {
+    const double e = (compose_time_s(s->terms, c) - s->measured_time_s) / s->measured_time_s;
+    sum += e * e;
+  }
+  return sum;
+}
+
+struct Solve {
+  Parameters parameters{};
+  std::array<bool, kFittedParameterCount> fitted{};
+  std::vector<int> bindings;
+};
+
+/// One weighted least-squares solve with the binding terms fixed by `current`.
+Solve solve_given_bindings(const std::vector<const FitSample*>& training,
+                           const Parameters& current) {
+  Solve out;
+  out.parameters = current;
+  const int n = static_cast<int>(training.size());
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, kFittedParameterCount);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    const FitSample& s = *training[i];
+    const int full = binding_in_wave(s.terms.full_wave, current);
+    const int last = binding_in_wave(s.terms.last_wave, current);
+    out.bindings.push_back(full);
+    out.bindings.push_back(last);
+    double offset = 0;
+    auto add = [&](int term, double seconds) {
+      if (term < 0) return;
+      if (term < kScaleCount) {
+        x(i, term) += seconds;
+      } else {
+        offset += seconds;
+      }
+    };
+    auto add_wave = [&](int group, double count, const TimeTerms& wave) {
+      if (group < 0) return;
+      add(group, count * wave.seconds[group]);
+      if (group == 0) add(1, count * wave.seconds[1]);  // issue + shared memory
+    };
+    add_wave(full, s.terms.full_waves, s.terms.full_wave);
+    add_wave(last, 1.0, s.terms.last_wave);
+    x(i, kOverhead) = 1;
+    const double weight = 1 / s.measured_time_s;
+    x.row(i) *= weight;
+    y(i) = (s.measured_time_s - offset) * weight;
+  }
+  // Columns the data determines; a column that would go non-positive is fixed at its
+  // current value (moved into the target) and the rest re-solved.
+  std::array<bool, kFittedParameterCount> active{};
+  // A scale needs at least kMinBindingCasesPerScale training cases where its term binds: one
+  // case alone would set it to reproduce that case exactly (no information about the term).
+  for (int j = 0; j < kFittedParameterCount; ++j) {
+    const auto binding_cases = (x.col(j).array() != 0).count();
+    active[j] = binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
+    if (!active[j] && j != kOverhead) out.parameters[j] = 1;  // undetermined: the default
+  }
+  for (int round = 0; round <= kFittedParameterCount; ++round) {
+    std::vector<int> columns;
+    for (int j = 0; j < kFittedParameterCount; ++j) {
+      if (active[j]) columns.push_back(j);
+    }
+    Eigen::VectorXd target = y;
+    for (int j = 0; j < kFittedParameterCount; ++j) {
+      if (!active[j]) target -= x.col(j) * (j == kOverhead ? 0.0 : out.parameters[j]);
+    }
+    if (columns.empty()) break;
+    Eigen::MatrixXd a(n, static_cast<Eigen::Index>(columns.size()));
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      a.col(static_cast<Eigen::Index>(c)) = x.col(columns[c]);
+    const Eigen::VectorXd solution = a.colPivHouseholderQr().solve(target);
+    bool clamped = false;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const int j = columns[c];
+      const double v = solution(static_cast<Eigen::Index>(c));
+      const bool bad = j == kOverhead ? v < 0 : !(v > 0);
+      if (bad) {
+        active[j] = false;
+        if (j == kOverhead) out.parameters[j] = 0;
+        clamped = true;
+      }
+    }
+    if (clamped) continue;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      out.parameters[columns[c]] = solution(static_cast<Eigen::Index>(c));
+    }
+    break;
+  }
+  out.fitted = active;
+  return out;
+}
+
+/// The median of t / term over the training cases where the term is not zero (1 if none).
+double median_ratio(const std::vector<const FitSample*>& training, int term) {
+  std::vector<double> ratios;
+  for (const FitSample* s : training) {
+    const double seconds =
+        s->terms.full_waves * s->terms.full_wave.seconds[term] + s->terms.last_wave.seconds[term];
+    if (seconds > 0) ratios.push_back(s->measured_time_s / seconds);
+  }
+  if (ratios.empty()) return 1;
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+[[noreturn]] void throw_fit_error(const std::string& message) {
+  throw std::invalid_argument("fit_calibration: " + message);
+}
+
+}  // namespace
+
+FitResult fit_calibration(const std::vector<FitSample>& samples,
+                          const std::vector<std::string>& training_names) {
+  std::set<std::string> names;
+  for (const FitSample& s : samples) {
+    if (!names.insert(s.name).second) throw_fit_error("sample name '" + s.name + "' repeats");
+    if (!(s.measured_time_s > 0)) {
+      throw_fit_error("sample '" + s.name + "': measured time must be positive");
+    }
+  }
+  const std::set<std::string> training_set(training_names.begin(), training_names.end());
+  for (const std::string& name : training_set) {
+    if (!names.count(name)) throw_fit_error("training case '" + name + "' is not a sample");
+  }
+  std::vector<const FitSample*> training;
+  for (const FitSample& s : samples) {
+    if (training_set.count(s.name)) training.push_back(&s);
+  }
+  if (training.empty()) throw_fit_error("no training case");
+
+  // Starts: uncalibrated, and each scale alone set to its median ratio.
+  std::vector<Parameters> starts;
+  starts.push_back(Parameters{1, 1, 1, 1, 1, 0});
+  for (int term = 0; term < kScaleCount; ++term) {
+    Parameters p{1, 1, 1, 1, 1, 0};
+    p[term] = median_ratio(training, term);
+    starts.push_back(p);
+  }
+  FitResult result;
+  double best_objective = INFINITY;
+  Parameters best = starts.front();
+  for (const Parameters& start : starts) {
+    Parameters current = start;
+    std::vector<int> previous;
+    for (int iteration = 1; iteration <= 100; ++iteration) {
+      const Solve s = solve_given_bindings(training, current);
+      current = s.parameters;
+      const double objective = relative_objective(training, current);
+      ++result.iterations;
+      if (objective < best_objective) {
+        best_objective = objective;
+        best = current;
+        result.fitted = s.fitted;
+      }
+      if (s.bindings == previous) break;
+      previous = s.bindings;
+    }
+  }
+  result.calibration = to_calibration(best, 1);
+
+  double training_sum = 0;
+  double held_out_sum = 0;
+  for (const FitSample& s : samples) {
+    FitCase c;
+    c.name = s.name;
+    c.training = training_set.count(s.name) > 0;
+    c.measured_time_s = s.measured_time_s;
+    c.predicted_time_s = compose_time_s(s.terms, result.calibration);
+    c.error_percent = 100 * (c.predicted_time_s - c.measured_time_s) / c.measured_time_s;
+    (c.training ? training_sum : held_out_sum) += std::abs(c.error_percent);
+    (c.training ? result.training_cases : result.held_out_cases) += 1;
+    result.cases.push_back(c);
+  }
+  result.training_mape_percent = training_sum / result.training_cases;
+  if (result.held_out_cases > 0) {
+    result.held_out_mape_percent = held_out_sum / result.held_out_cases;
+  }
+  return result;
+}
+
+}  // namespace roofcast

@@ -1,0 +1,218 @@
+#include "roofcast/latency.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "predict_steps.hpp"
+
+namespace roofcast {
+
+using detail::kGiga;
+using detail::kMega;
+
+Latencies gpu_latencies(const GpuSpec& gpu) {
+  Latencies l;
+  l.shared_memory_cycles = kAssumedSharedMemoryLatencyCycles;
+  l.l2_cycles = kAssumedL2LatencyCycles;
+  l.dram_cycles = kAssumedDramLatencyCycles;
+  l.ffma_cycles = kFfmaLatencyCycles;
+  if (gpu.measured) {
+    const MeasuredCeilings& m = *gpu.measured;
+    if (m.shared_memory_latency_cycles) {
+      l.shared_memory_cycles = *m.shared_memory_latency_cycles;
+      l.shared_memory_measured = true;
+    }
+    if (m.l2_latency_cycles) {
+      l.l2_cycles = *m.l2_latency_cycles;
+      l.l2_measured = true;
+    }
+    if (m.dram_latency_cycles) {
+      l.dram_cycles = *m.dram_latency_cycles;
+      l.dram_measured = true;
+    }
+  }
+  return l;
+}
+
+double tile_sectors(const gemm::TileConfig& config, int k_tile) {
+  return std::ceil(static_cast<double>(config.bm + config.bn) * std::max(1, k_tile) * kFloatBytes /
+                   kSectorBytes);
+}
+
+double global_wait_cycles(bool barrier_per_tile, double l1_hit_rate, double shared_cycles,
+                          double memory_cycles) {
+  if (barrier_per_tile) return memory_cycles;
+  const double hit = std::clamp(l1_hit_rate, 0.0, 1.0);
+  return hit * shared_cycles + (1 - hit) * memory_cycles;
+}
+
+double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
+                                   double dram_cycles) {
+  const double all_hit = std::pow(std::clamp(hit_rate, 0.0, 1.0), std::max(1.0, sectors));
+  return all_hit * l2_cycles + (1 - all_hit) * dram_cycles;
+}
+
+double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count) {
+  if (!c.l2_GBps.known() || !(c.boost_clock_MHz > 0) || sm_count < 1) return 0.0;
+  const double bytes_per_cycle = c.l2_GBps.value() * kGiga / sm_count / (c.boost_clock_MHz * kMega);
+  return bytes_per_cycle > 0 ? bytes / bytes_per_cycle : 0.0;
+}
+
+double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle) {
+  if (!(l1_bytes_per_cycle > 0) || !(round_wavefronts > 0)) return 0.0;
+  return 0.5 * round_wavefronts * kWavefrontBytes / l1_bytes_per_cycle;
+}
+
+double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
+                            double l1_bytes_per_cycle) {
+  if (round_trips <= 1) return 0.0;
+  return (round_trips - 1) *
+         (shared_cycles +
+          lsu_queue_wait_cycles(round_shared_wavefronts / round_trips, l1_bytes_per_cycle));
+}
+
+double issue_per_cycle(const Ceilings& c) {
+  if (!(c.issue_clock_MHz > 0) || !(c.boost_clock_MHz > 0)) return 1.0;
+  return std::min(1.0, c.issue_clock_MHz / c.boost_clock_MHz);
+}
+
+double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_stall_cycles) {
+  const int w = std::max(warps_per_scheduler, 1);
+  const double idle = 1 - 1 / (1 + std::max(0.0, own_stall_cycles));  // 1 - p
+  double all_idle = 1;  // (1 - p)^W by multiplication: W is small, std::pow is not cheap
+  for (int i = 0; i < w; ++i) all_idle *= idle;
+  return w / (1 - all_idle);
+}
+
+double warp_own_stall_cycles(const KernelAnatomy& a, double extra_instructions) {
+  const double instructions = a.instructions() + std::max(0.0, extra_instructions);
+  const double unaligned_share =
+      instructions > 0 ? std::clamp(a.unaligned_copy_instructions / instructions, 0.0, 1.0) : 0.0;
+  return kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles * unaligned_share;
+}
+
+double ffma_issue_cycles(const SmLimits& sm) {
+  if (sm.fp32_lanes_per_sm <= 0 || sm.warp_size <= 0) return 1.0;
+  const double cycles = static_cast<double>(sm.warp_size) *
+                        std::max(1, sm.register_file_subpartitions) / sm.fp32_lanes_per_sm;
+  return std::max(1.0, cycles);
+}
+
+double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, double issue_rate) {
+  return std::max(ffma * ffma_cycles, instructions) / issue_rate;
+}
+namespace detail {
+
+WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
+  const KernelAnatomy& a = p.anatomy;
+  SpillEstimate& spill = p.spill;
+  // Latency hiding.
+  WaveModel m;
+  // Cycles are SM cycles (latencies are clock64 counts); a scheduler issues issue_rate warp
+  // instructions per cycle (the FFMA microbenchmark's rate over the SM clock).
+  const double issue_rate = issue_per_cycle(p.ceilings);
+  m.clock_Hz = p.ceilings.boost_clock_MHz * kMega;
+  m.schedulers = std::max(1, gpu.sm.register_file_subpartitions);
+  m.warps = a.warps;
+  m.k_tiles = static_cast<double>(p.waste.k_tiles);
+  const double ffma_cycles = ffma_issue_cycles(gpu.sm);
+  m.instructions_per_warp_tile = warp_issue_cycles(
+      a.ffma, a.instructions() + spill.accesses_per_tile, ffma_cycles, issue_rate);
+  m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + spill.accesses_per_tile;
+  m.epilogue_instructions = warp_issue_cycles(0, a.epilogue_instructions, 1, issue_rate);
+  m.own_stall_cycles = warp_own_stall_cycles(a, spill.accesses_per_tile);
+  const Latencies& lat = p.latencies;
+  const double hit = p.l2.hit_rate;
+  const double l1_hit = p.traffic.l1_hit_rate();
+  // The wait ends when the slowest load of the group arrives: the block's whole tile behind a
+  // barrier, one warp's loads of one k without one.
+  const double wait_sectors = a.barrier_per_tile() ? tile_sectors(p.config, a.k_tile)
+                                                   : a.global_a.sectors + a.global_b.sectors;
+  const double memory_latency =
+      slowest_load_latency_cycles(hit, wait_sectors, lat.l2_cycles, lat.dram_cycles);
+  LatencyHiding& h = p.latency;
+  h.blocks_per_sm = p.occupancy.blocks_per_sm;
+  h.global_latency_cycles =
+      global_wait_cycles(a.barriers > 0, l1_hit, lat.shared_memory_cycles, memory_latency);
+  // Without prefetch a K tile waits for its global round trips one after another
+  // (serial_load_groups: rungs 5-6 load and store A before they load B).
+  const double load_wait_cycles = a.serial_load_groups * h.global_latency_cycles;
+  h.overhead_cycles = a.shared_round_trips * lat.shared_memory_cycles;
+  // Warps without a barrier wait on their own loads, behind the other warps' loads in the L1
+  // queue (lsu_queue_wait_cycles); the wait grows with the resident blocks.
+  const double l1_bytes_per_cycle =
+      p.ceilings.shared_memory_GBps.known() && gpu.chip.sm_count > 0
+          ? p.ceilings.shared_memory_GBps.value() * kGiga / gpu.chip.sm_count / m.clock_Hz
+          : 0.0;
+  // Fragment reads not hoisted above the previous FFMAs (rung 4) wait once per k step, behind
+  // the wave's resident blocks (wave_terms adds fragment_wait_cycles per wave).
+  m.fragment_round_trips = a.fragment_round_trips;
+  m.block_shared_wavefronts = m.warps * a.shared_wavefronts();
+  m.shared_cycles = lat.shared_memory_cycles;
+  m.l1_bytes_per_cycle = l1_bytes_per_cycle;
+  h.fragment_wait_cycles =
+      fragment_wait_cycles(a.fragment_round_trips, h.blocks_per_sm * m.block_shared_wavefronts,
+                           m.shared_cycles, l1_bytes_per_cycle);
+  const int block_warps_per_scheduler = ceil_div(m.warps, m.schedulers);
+  h.tile_issue_cycles =
+      std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(
+                                                  block_warps_per_scheduler, m.own_stall_cycles),
+               a.k_tile * lat.ffma_cycles);
+  h.stage_wait_cycles = a.stage_wait_cycles;
+  const double lg_wavefronts_per_warp_tile =
+      a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;
+  m.lsu_queue_per_block =
+      a.barriers == 0
+          ? lsu_queue_wait_cycles(m.warps * lg_wavefronts_per_warp_tile, l1_bytes_per_cycle)
+          : 0.0;
+  h.lsu_queue_cycles = h.blocks_per_sm * m.lsu_queue_per_block;
+  h.tile_cycle_cycles =
+      a.prefetch_tiles == 0
+          ? h.tile_issue_cycles + load_wait_cycles + h.overhead_cycles + h.lsu_queue_cycles
+          : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
+                     (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles);
+  h.tile_cycle_cycles += h.fragment_wait_cycles;
+  h.warps_per_scheduler = ceil_div(h.blocks_per_sm * m.warps, m.schedulers);
+  h.round_issue_cycles =
+      m.instructions_per_warp_tile *
+      block_issue_cycles_per_instruction(h.warps_per_scheduler, m.own_stall_cycles);
+  h.round_l1_cycles =
+      static_cast<double>(h.blocks_per_sm) * m.warps * m.l1_wavefronts_per_warp_tile;
+  // Convoys: with a barrier per tile and no prefetch the blocks wait for their tiles together;
+  // blocks that wait on a copy engine's stage barrier (stage_wait_cycles) do too. The wait adds
+  // to the SM's round.
+  const bool unprefetched = a.barrier_per_tile() && a.prefetch_tiles == 0;
+  h.convoy = unprefetched || h.stage_wait_cycles > 0;
+  // A block's tile reaches the SM through its share of the L2 bandwidth after the first
+  // sector's latency (convoy_transfer_cycles).
+  h.transfer_cycles = unprefetched
+                          ? convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes,
+                                                   p.ceilings, gpu.chip.sm_count)
+                          : 0.0;
+  const double exposed =
+      unprefetched ? load_wait_cycles + h.transfer_cycles + h.overhead_cycles : h.stage_wait_cycles;
+  const double exposed_with_fragments = exposed + h.fragment_wait_cycles;
+  const double convoy_issue =
+      unprefetched ? h.tile_issue_cycles : h.tile_issue_cycles + h.overhead_cycles;
+  const double convoy_floor =
+      unprefetched ? 0.0 : (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles;
+  h.exposed_fraction =
+      h.convoy ? exposed_with_fragments /
+                     (std::max(h.round_issue_cycles, convoy_issue) + exposed_with_fragments)
+               : std::max(0.0, 1 - h.round_issue_cycles / h.tile_cycle_cycles);
+  h.warps_needed_per_scheduler = h.warps_per_scheduler * h.tile_cycle_cycles / h.round_issue_cycles;
+  h.barrier_stalls = unprefetched && h.blocks_per_sm == 1;
+  // wave_terms adds the wave's queue and fragment wait
+  m.tile_cycle = h.tile_cycle_cycles - h.lsu_queue_cycles - h.fragment_wait_cycles;
+  m.tile_issue = h.tile_issue_cycles;
+  m.convoy = h.convoy;
+  m.exposed_cycles = exposed;
+  m.convoy_issue = convoy_issue;
+  m.convoy_floor = convoy_floor;
+  m.prologue_cycles = (a.prefetch_tiles == 0 ? load_wait_cycles : h.global_latency_cycles) +
+                      h.transfer_cycles + h.overhead_cycles;
+  return m;
+}
+
+}  // namespace detail
+}  // namespace roofcast

@@ -1,0 +1,102 @@
+#include "roofcast/registers.hpp"
+
+#include <algorithm>
+
+#include "predict_steps.hpp"
+
+namespace roofcast {
+
+RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& a) {
+  RegisterEstimate r;
+  r.accumulators = a.outputs_per_thread;
+  r.fragments = (a.a_fragment + a.b_fragment) * std::max(1, a.live_fragment_sets);
+  // Prefetching through registers keeps the next tile's values live during the compute phase;
+  // otherwise they live only between the load and the store, before the compute phase.
+  const bool staging_live = a.prefetch_tiles > 0;
+  r.staging = staging_live ? a.staging_registers : 0;
+  const int transient = staging_live ? 0 : a.staging_registers;
+  r.addressing = kAddressRegisters;
+  r.pipeline = config.stages > 1 ? 1 + config.stages : 0;
+  r.total = register_count({.accumulators = r.accumulators,
+                            .fragments = r.fragments,
+                            .staging = r.staging,
+                            .transient_staging = transient,
+                            .pipeline = r.pipeline},
+                           r.addressing);
+  return r;
+}
+
+int register_cap(const SmLimits& sm, int threads, int min_blocks) {
+  if (min_blocks <= 0 || threads <= 0) return sm.max_registers_per_thread;
+  const int warps = ceil_div(threads, sm.warp_size);
+  const int partitions = std::max(1, sm.register_file_subpartitions);
+  const int warps_per_partition = ceil_div(min_blocks * warps, partitions);
+  int per_warp = sm.registers_per_sm / partitions / warps_per_partition;
+  const int granularity = std::max(1, sm.warp_allocation_granularity);
+  per_warp =
+      std::min(per_warp, sm.max_registers_per_block / (ceil_div(warps, granularity) * granularity));
+  per_warp = per_warp / sm.register_allocation_unit * sm.register_allocation_unit;
+  return std::max(0, std::min(sm.max_registers_per_thread, per_warp / sm.warp_size));
+}
+
+bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
+                        double spill_bytes_per_thread) {
+  return spill_bytes_per_thread > 0 &&
+         a.outputs_per_thread + a.a_fragment + a.b_fragment > registers_per_thread;
+}
+
+double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulators_spilled) {
+  return 2 * spilled_words * (accumulators_spilled ? std::max(1, k_tile) : 1);
+}
+
+double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left) {
+  if (!(local_bytes_per_sm > 0)) return 0.0;
+  return std::clamp(1 - std::max(0.0, l1_bytes_left) / local_bytes_per_sm, 0.0, 1.0);
+}
+
+namespace detail {
+
+void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction& p) {
+  const KernelAnatomy& a = p.anatomy;
+  p.register_estimate = estimate_registers(p.config, a);
+  SpillEstimate& spill = p.spill;
+  if (input.registers_per_thread) {
+    p.registers_per_thread = *input.registers_per_thread;
+    spill.registers_needed = p.registers_per_thread;
+    spill.registers_allocated = p.registers_per_thread;
+    spill.bytes_per_thread = input.spill_bytes_per_thread;
+  } else {
+    p.registers_estimated = true;
+    spill.registers_needed = p.register_estimate.total;
+    const int cap = register_cap(gpu.sm, p.config.threads, input.min_blocks_per_sm);
+    spill.registers_allocated = std::min(spill.registers_needed, std::max(1, cap));
+    spill.spilled_registers = spill.registers_needed - spill.registers_allocated;
+    spill.bytes_per_thread = static_cast<double>(spill.spilled_registers) * kFloatBytes;
+    p.registers_per_thread = spill.registers_allocated;
+  }
+}
+
+void add_spill_traffic(const GpuSpec& gpu, const PredictInput& input, Prediction& p) {
+  const KernelAnatomy& a = p.anatomy;
+  SpillEstimate& spill = p.spill;
+  // Spilled registers: a store and a reload per K tile each, or per k when the accumulators
+  // themselves do not fit (spill_accesses_per_tile); L1 serves them unless the SM's local
+  // footprint exceeds what shared memory leaves of L1 (spill_l2_fraction).
+  const double spilled_words = spill.bytes_per_thread / kFloatBytes;
+  spill.accumulators_spilled =
+      accumulators_spill(a, p.registers_per_thread, spill.bytes_per_thread);
+  spill.accesses_per_tile =
+      spill_accesses_per_tile(spilled_words, a.k_tile, spill.accumulators_spilled);
+  spill.l2_fraction = spill_l2_fraction(
+      spill.bytes_per_thread * p.config.threads * p.occupancy.blocks_per_sm,
+      static_cast<double>(gpu.sm.shared_memory_per_sm_bytes) -
+          static_cast<double>(p.occupancy.blocks_per_sm) *
+              (input.shared_memory_bytes + gpu.sm.reserved_shared_memory_per_block_bytes));
+  const double block_tiles =
+      static_cast<double>(p.waste.grid_blocks()) * static_cast<double>(p.waste.k_tiles);
+  spill.l2_bytes =
+      spill.l2_fraction * spill.accesses_per_tile * kFloatBytes * p.config.threads * block_tiles;
+}
+
+}  // namespace detail
+}  // namespace roofcast
