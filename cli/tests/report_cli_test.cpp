@@ -461,12 +461,13 @@ TEST(PublishedLadders, ErrorsNameTheFileAndTheField) {
                       "t.json: field 'schema_version'");
   expect_ladder_error(kLadder, "\"url\": \"u\", ", "", "field 'ladders[0].url': expected a value");
   expect_ladder_error(kLadder, "\"note\": \"n\"", "\"note\": \"n\", \"extra\": 1",
-                      "field 'ladders[0].extra': expected no such key");
+                      "field 'ladders[0].extra': expected no such field");
   expect_ladder_error(kLadder, "\"pct_of_cublas_max\": 40", "\"pct_of_cublas_max\": 20",
                       "ladders[0].steps[1].pct_of_cublas_min");
   expect_ladder_error(kLadder, "\"gflops\": 300, \"pct_of_cublas\": 1.5",
                       "\"gflops\": null, \"pct_of_cublas\": null", "ladders[0].steps[0].gflops");
-  expect_ladder_error(kLadder, "\"gflops\": 300", "\"gflops\": -3", "expected a number in 0..1e9");
+  expect_ladder_error(kLadder, "\"gflops\": 300", "\"gflops\": -3",
+                      "expected null or a number in 0..1e+09, got -3");
   expect_ladder_error(kLadder, "\"fp32_peak_TFLOPS\": null", "\"fp32_peak_TFLOPS\": 30",
                       "field 'ladders[0].fp32_peak_source'");
   expect_ladder_error(kLadder, "{\"schema_version\"", "[{\"schema_version\"", "not valid JSON");

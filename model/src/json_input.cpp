@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -106,12 +107,8 @@ StrictJsonError::StrictJsonError(std::string field, std::string expectation)
 nlohmann::json parse_strict(std::string_view text) {
   return parse_with_rules<nlohmann::json>(text);
 }
-nlohmann::ordered_json parse_strict_ordered(std::string_view text) {
-  return parse_with_rules<nlohmann::ordered_json>(text);
-}
 
 std::string describe(const nlohmann::json& value) { return describe_value(value); }
-std::string describe(const nlohmann::ordered_json& value) { return describe_value(value); }
 
 std::optional<std::string> text_problem(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -147,6 +144,249 @@ std::string quote_for_message(std::string_view text) {
     ++shown;
   }
   return out + "\"";
+}
+
+// ---- ObjectReader ---------------------------------------------------------------------------
+
+using nlohmann::json;
+
+ObjectReader::ObjectReader(const json& object, std::string path, const ReaderOptions& options)
+    : object_(object), path_(std::move(path)), options_(options) {
+  if (!object_.is_object()) fail(path_.empty() ? "<document>" : path_, "a JSON object", object_);
+}
+
+void ObjectReader::fail(const std::string& field, const std::string& expectation) const {
+  throw StrictJsonError(field, expectation);
+}
+
+void ObjectReader::fail(const std::string& field, const std::string& expectation,
+                        const json& got) const {
+  throw StrictJsonError(field, expectation + ", got " + describe(got));
+}
+
+std::string ObjectReader::where(std::string_view key) const {
+  const std::string name =
+      text_problem(key) || key.size() > kMaxQuotedChars ? quote_for_message(key) : std::string(key);
+  return path_.empty() ? name : path_ + "." + name;
+}
+
+bool ObjectReader::has(std::string_view key) const {
+  const auto it = object_.find(std::string(key));
+  return it != object_.end() && !(options_.null_is_absent && it->is_null());
+}
+
+const json& ObjectReader::raw(std::string_view key) {
+  const std::string name(key);
+  consumed_.insert(name);
+  const auto it = object_.find(name);
+  if (it == object_.end()) fail(where(key), "a value (the field is missing)");
+  return *it;
+}
+
+std::string ObjectReader::printable(std::string_view key, const json& value) const {
+  const std::string& text = value.get_ref<const std::string&>();
+  if (const auto problem = text_problem(text)) fail(where(key), "printable text, got " + *problem);
+  return text;
+}
+
+std::string ObjectReader::string(std::string_view key) {
+  const json& value = raw(key);
+  if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
+    fail(where(key), "a non-empty string", value);
+  }
+  return printable(key, value);
+}
+
+std::string ObjectReader::any_string(std::string_view key) {
+  const json& value = raw(key);
+  if (!value.is_string()) fail(where(key), "a string", value);
+  return printable(key, value);
+}
+
+std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return string(key);
+}
+
+std::string ObjectReader::name(std::string_view key) const {
+  if (const auto problem = text_problem(key)) {
+    fail(where(key), "a printable name (" + *problem + ")");
+  }
+  return std::string(key);
+}
+
+void ObjectReader::note_number(std::string_view key) const {
+  if (options_.number_paths != nullptr) options_.number_paths->push_back(where(key));
+}
+
+std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t minimum,
+                                      std::int64_t maximum, const std::string& expectation) {
+  const json& value = raw(key);
+  const std::string bound = expectation.empty() ? "an integer in " + std::to_string(minimum) +
+                                                      ".." + std::to_string(maximum)
+                                                : expectation;
+  // Beyond int64 (an unsigned 2^63 and up) is beyond every maximum.
+  if (!value.is_number_integer() ||
+      (value.is_number_unsigned() &&
+       value.get<std::uint64_t>() > static_cast<std::uint64_t>(maximum))) {
+    fail(where(key), bound, value);
+  }
+  const std::int64_t number = value.get<std::int64_t>();
+  if (number < minimum || number > maximum) fail(where(key), bound, value);
+  note_number(key);
+  return number;
+}
+
+int ObjectReader::int32_in(std::string_view key, int minimum, int maximum) {
+  return static_cast<int>(integer_in(key, minimum, maximum));
+}
+
+std::optional<int> ObjectReader::optional_int32_in(std::string_view key, int minimum, int maximum) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return int32_in(key, minimum, maximum);
+}
+
+std::int64_t ObjectReader::integer(std::string_view key, std::int64_t minimum) {
+  return integer_in(key, minimum, std::numeric_limits<std::int64_t>::max(),
+                    "an integer >= " + std::to_string(minimum));
+}
+
+std::optional<std::int64_t> ObjectReader::optional_integer(std::string_view key,
+                                                           std::int64_t minimum) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return integer(key, minimum);
+}
+
+int ObjectReader::int32(std::string_view key, int minimum) {
+  return static_cast<int>(
+      integer_in(key, minimum, std::numeric_limits<int>::max(),
+                 "an integer >= " + std::to_string(minimum) + " and below 2^31"));
+}
+
+std::optional<int> ObjectReader::optional_int32(std::string_view key, int minimum) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return int32(key, minimum);
+}
+
+std::uint64_t ObjectReader::unsigned64(std::string_view key) {
+  const json& value = raw(key);
+  if (!value.is_number_unsigned() &&
+      !(value.is_number_integer() && value.get<std::int64_t>() >= 0)) {
+    fail(where(key), "a non-negative integer", value);
+  }
+  note_number(key);
+  return value.get<std::uint64_t>();
+}
+
+std::vector<int> ObjectReader::integer_array(std::string_view key, int minimum, int maximum) {
+  const json& value = raw(key);
+  const std::string at = where(key);
+  constexpr std::size_t kMaxItems = 64;
+  if (!value.is_array() || value.empty() || value.size() > kMaxItems) {
+    fail(at, "an array of 1.." + std::to_string(kMaxItems) + " integers", value);
+  }
+  const std::string bound =
+      "an integer in " + std::to_string(minimum) + ".." + std::to_string(maximum);
+  std::vector<int> out;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const json& item = value[i];
+    const std::string item_at = at + "[" + std::to_string(i) + "]";
+    if (!item.is_number_integer() ||
+        (item.is_number_unsigned() &&
+         item.get<std::uint64_t>() > static_cast<std::uint64_t>(maximum))) {
+      fail(item_at, bound, item);
+    }
+    const std::int64_t number = item.get<std::int64_t>();
+    if (number < minimum || number > maximum) fail(item_at, bound, item);
+    out.push_back(static_cast<int>(number));
+  }
+  note_number(key);
+  return out;
+}
+
+std::string ObjectReader::format(double bound) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", bound);
+  return text;
+}
+
+double ObjectReader::number(std::string_view key, double minimum) {
+  const json& value = raw(key);
+  const double x = value.is_number() ? value.get<double>() : 0.0;
+  if (!value.is_number() || !(x >= minimum)) {
+    fail(where(key), "a number >= " + format(minimum), value);
+  }
+  note_number(key);
+  return x;
+}
+
+std::optional<double> ObjectReader::optional_number(std::string_view key, double minimum) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return number(key, minimum);
+}
+
+double ObjectReader::number_in(std::string_view key, double minimum, double maximum,
+                               std::string_view unit, std::string_view what) {
+  const json& value = raw(key);
+  const double x = value.is_number() ? value.get<double>() : 0.0;
+  if (!value.is_number() || !(x >= minimum && x <= maximum)) {
+    std::string expectation = std::string(what) + " in " + format(minimum) + ".." + format(maximum);
+    if (!unit.empty()) expectation.append(" ").append(unit);
+    fail(where(key), expectation, value);
+  }
+  note_number(key);
+  return x;
+}
+
+std::optional<double> ObjectReader::optional_number_in(std::string_view key, double minimum,
+                                                       double maximum, std::string_view unit) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return number_in(key, minimum, maximum, unit);
+}
+
+std::optional<double> ObjectReader::number_in_or_null(std::string_view key, double minimum,
+                                                      double maximum, std::string_view unit) {
+  if (raw(key).is_null()) {
+    note_number(key);
+    return std::nullopt;
+  }
+  return number_in(key, minimum, maximum, unit, "null or a number");
+}
+
+ObjectReader ObjectReader::object(std::string_view key) {
+  return ObjectReader(raw(key), where(key), options_);
+}
+
+std::optional<ObjectReader> ObjectReader::optional_object(std::string_view key) {
+  consume(key);
+  if (!has(key)) return std::nullopt;
+  return object(key);
+}
+
+const json& ObjectReader::array(std::string_view key) {
+  const json& value = raw(key);
+  if (!value.is_array()) fail(where(key), "an array", value);
+  return value;
+}
+
+const json& ObjectReader::non_empty_array(std::string_view key) {
+  const json& value = raw(key);
+  if (!value.is_array() || value.empty()) fail(where(key), "a non-empty array", value);
+  return value;
+}
+
+void ObjectReader::reject_unknown_keys(const std::string& expectation) const {
+  for (const auto& item : object_.items()) {
+    if (consumed_.count(item.key()) == 0) {
+      fail(where(item.key()), expectation.empty() ? options_.unknown_field : expectation);
+    }
+  }
 }
 
 }  // namespace roofcast::json_input

@@ -30,148 +30,7 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
-/// 0.001, 100000, 1e+07: a bound as an error message writes it.
-std::string bound_text(double bound) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", bound);
-  return text;
-}
-
-/// Reads the fields of one JSON object, remembering which keys it consumed so that
-/// unknown keys (typos) are reported instead of ignored.
-class ObjectReader {
- public:
-  ObjectReader(const json& object, std::string path, const std::string& file,
-               std::vector<std::string>* consumed_paths)
-      : object_(object), path_(std::move(path)), file_(file), consumed_paths_(consumed_paths) {
-    if (!object_.is_object()) throw error(path_.empty() ? "<document>" : path_, "a JSON object");
-  }
-
-  SpecError error(const std::string& field, const std::string& expectation) const {
-    return SpecError(file_, field, expectation);
-  }
-
-  std::string field_path(std::string_view key) const {
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  }
-
-  bool has(std::string_view key) const { return object_.contains(std::string(key)); }
-
-  const json& raw(std::string_view key, bool record_as_value = true) {
-    const std::string name(key);
-    if (!object_.contains(name)) throw error(field_path(key), "a value (the field is missing)");
-    consumed_.insert(name);
-    if (record_as_value && consumed_paths_ != nullptr) {
-      consumed_paths_->push_back(field_path(key));
-    }
-    return object_.at(name);
-  }
-
-  std::string string(std::string_view key, bool record_as_value = false) {
-    const json& value = raw(key, record_as_value);
-    if (!value.is_string() || value.get<std::string>().empty()) {
-      throw error(field_path(key), "a non-empty string, got " + describe(value));
-    }
-    const std::string& text = value.get_ref<const std::string&>();
-    if (const auto problem = json_input::text_problem(text)) {
-      throw error(field_path(key), "printable text, got " + *problem);
-    }
-    return text;
-  }
-
-  /// An integer within [minimum, maximum]: the bounds say what hardware can mean.
-  std::int64_t integer(std::string_view key, std::int64_t minimum, std::int64_t maximum) {
-    return checked_integer(raw(key), field_path(key), minimum, maximum);
-  }
-
-  int int32(std::string_view key, int minimum, int maximum) {
-    return static_cast<int>(checked_integer(raw(key), field_path(key), minimum, maximum));
-  }
-
-  /// A number within [minimum, maximum], minimum > 0.
-  double positive_number(std::string_view key, double minimum, double maximum) {
-    return checked_number(raw(key), field_path(key), minimum, maximum);
-  }
-
-  /// A positive number, or null for "not supported by this GPU".
-  std::optional<double> positive_number_or_null(std::string_view key, double minimum,
-                                                double maximum) {
-    const json& value = raw(key);
-    if (value.is_null()) return std::nullopt;
-    return checked_number(value, field_path(key), minimum, maximum);
-  }
-
-  std::optional<double> optional_positive_number(std::string_view key, double minimum,
-                                                 double maximum) {
-    if (!has(key)) return std::nullopt;
-    return positive_number(key, minimum, maximum);
-  }
-
-  std::vector<int> integer_array(std::string_view key, int minimum, int maximum) {
-    const json& value = raw(key);
-    const std::string where = field_path(key);
-    constexpr std::size_t kMaxItems = 64;
-    if (!value.is_array() || value.empty() || value.size() > kMaxItems) {
-      throw error(where, "an array of 1.." + std::to_string(kMaxItems) + " integers, got " +
-                             describe(value));
-    }
-    std::vector<int> out;
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      out.push_back(static_cast<int>(
-          checked_integer(value[i], where + "[" + std::to_string(i) + "]", minimum, maximum)));
-    }
-    return out;
-  }
-
-  ObjectReader object(std::string_view key) {
-    const json& value = raw(key, false);
-    return ObjectReader(value, field_path(key), file_, consumed_paths_);
-  }
-
-  /// Rejects keys that no reader asked for.
-  void reject_unknown_keys() const {
-    for (const auto& item : object_.items()) {
-      if (consumed_.count(item.key()) == 0) {
-        throw error(field_path(item.key()), "no such field in schema_version " +
-                                                std::to_string(kSpecSchemaVersion) +
-                                                " (unknown field; check its spelling)");
-      }
-    }
-  }
-
- private:
-  std::int64_t checked_integer(const json& value, const std::string& where, std::int64_t minimum,
-                               std::int64_t maximum) const {
-    const std::string bound =
-        "an integer in " + std::to_string(minimum) + ".." + std::to_string(maximum);
-    // Unsigned integers above 2^63 - 1 are out of every bound.
-    if (!value.is_number_integer() ||
-        (value.is_number_unsigned() &&
-         value.get<std::uint64_t>() > static_cast<std::uint64_t>(maximum))) {
-      throw error(where, bound + ", got " + describe(value));
-    }
-    const std::int64_t number = value.get<std::int64_t>();
-    if (number < minimum || number > maximum)
-      throw error(where, bound + ", got " + describe(value));
-    return number;
-  }
-
-  double checked_number(const json& value, const std::string& where, double minimum,
-                        double maximum) const {
-    const double number = value.is_number() ? value.get<double>() : 0.0;
-    if (!value.is_number() || !(number >= minimum && number <= maximum)) {
-      throw error(where, "a number in " + bound_text(minimum) + ".." + bound_text(maximum) +
-                             ", got " + describe(value));
-    }
-    return number;
-  }
-
-  const json& object_;
-  std::string path_;
-  const std::string& file_;
-  std::vector<std::string>* consumed_paths_;
-  std::set<std::string> consumed_;
-};
+using json_input::ObjectReader;
 
 using spec_bounds::kMaxCycles;
 using spec_bounds::kMaxGBps;
@@ -184,77 +43,76 @@ SmLimits read_sm_limits(ObjectReader sm) {
   SmLimits limits;
   // Bounds: what hardware can mean, with room for GPUs to come (every GPU in data/gpus is far
   // inside them); they also keep every product the occupancy model forms below 2^31.
-  limits.warp_size = sm.int32("warp_size", 1, 64);
-  limits.max_threads_per_sm = sm.int32("max_threads_per_sm", 1, 1 << 14);
-  limits.max_threads_per_block = sm.int32("max_threads_per_block", 1, 1 << 14);
-  limits.max_blocks_per_sm = sm.int32("max_blocks_per_sm", 1, 1 << 10);
-  limits.registers_per_sm = sm.int32("registers_per_sm", 1, 1 << 20);
-  limits.max_registers_per_block = sm.int32("max_registers_per_block", 1, 1 << 20);
-  limits.max_registers_per_thread = sm.int32("max_registers_per_thread", 1, 1 << 12);
-  limits.register_allocation_unit = sm.int32("register_allocation_unit", 1, 1 << 16);
-  limits.register_file_subpartitions = sm.int32("register_file_subpartitions", 1, 64);
-  limits.warp_allocation_granularity = sm.int32("warp_allocation_granularity", 1, 64);
-  limits.shared_memory_per_sm_bytes = sm.int32("shared_memory_per_sm_bytes", 1, 1 << 24);
+  limits.warp_size = sm.int32_in("warp_size", 1, 64);
+  limits.max_threads_per_sm = sm.int32_in("max_threads_per_sm", 1, 1 << 14);
+  limits.max_threads_per_block = sm.int32_in("max_threads_per_block", 1, 1 << 14);
+  limits.max_blocks_per_sm = sm.int32_in("max_blocks_per_sm", 1, 1 << 10);
+  limits.registers_per_sm = sm.int32_in("registers_per_sm", 1, 1 << 20);
+  limits.max_registers_per_block = sm.int32_in("max_registers_per_block", 1, 1 << 20);
+  limits.max_registers_per_thread = sm.int32_in("max_registers_per_thread", 1, 1 << 12);
+  limits.register_allocation_unit = sm.int32_in("register_allocation_unit", 1, 1 << 16);
+  limits.register_file_subpartitions = sm.int32_in("register_file_subpartitions", 1, 64);
+  limits.warp_allocation_granularity = sm.int32_in("warp_allocation_granularity", 1, 64);
+  limits.shared_memory_per_sm_bytes = sm.int32_in("shared_memory_per_sm_bytes", 1, 1 << 24);
   limits.shared_memory_carveouts_KiB =
       sm.integer_array("shared_memory_carveouts_KiB", 0, (1 << 24) / 1024);
   limits.shared_memory_per_block_default_bytes =
-      sm.int32("shared_memory_per_block_default_bytes", 1, 1 << 24);
+      sm.int32_in("shared_memory_per_block_default_bytes", 1, 1 << 24);
   limits.shared_memory_per_block_optin_bytes =
-      sm.int32("shared_memory_per_block_optin_bytes", 1, 1 << 24);
+      sm.int32_in("shared_memory_per_block_optin_bytes", 1, 1 << 24);
   limits.reserved_shared_memory_per_block_bytes =
-      sm.int32("reserved_shared_memory_per_block_bytes", 0, 1 << 20);
+      sm.int32_in("reserved_shared_memory_per_block_bytes", 0, 1 << 20);
   limits.shared_memory_allocation_granularity_bytes =
-      sm.int32("shared_memory_allocation_granularity_bytes", 1, 1 << 20);
-  limits.shared_memory_banks = sm.int32("shared_memory_banks", 1, 64);
-  limits.shared_memory_bank_width_bytes = sm.int32("shared_memory_bank_width_bytes", 1, 64);
-  limits.fp32_lanes_per_sm = sm.int32("fp32_lanes_per_sm", 1, 1 << 12);
+      sm.int32_in("shared_memory_allocation_granularity_bytes", 1, 1 << 20);
+  limits.shared_memory_banks = sm.int32_in("shared_memory_banks", 1, 64);
+  limits.shared_memory_bank_width_bytes = sm.int32_in("shared_memory_bank_width_bytes", 1, 64);
+  limits.fp32_lanes_per_sm = sm.int32_in("fp32_lanes_per_sm", 1, 1 << 12);
   sm.reject_unknown_keys();
 
   // Cross-field rules: each error names the field that breaks it.
   const std::vector<int>& carveouts = limits.shared_memory_carveouts_KiB;
   for (std::size_t i = 1; i < carveouts.size(); ++i) {
     if (carveouts[i] <= carveouts[i - 1]) {
-      throw sm.error("sm.shared_memory_carveouts_KiB",
-                     "strictly ascending carveouts, but " + std::to_string(carveouts[i]) +
-                         " follows " + std::to_string(carveouts[i - 1]));
+      sm.fail("sm.shared_memory_carveouts_KiB", "strictly ascending carveouts, but " +
+                                                    std::to_string(carveouts[i]) + " follows " +
+                                                    std::to_string(carveouts[i - 1]));
     }
   }
   const int capacity_KiB = limits.shared_memory_per_sm_bytes / 1024;
   if (limits.shared_memory_per_sm_bytes % 1024 != 0) {
-    throw sm.error(
-        "sm.shared_memory_per_sm_bytes",
-        "a whole number of KiB, got " + std::to_string(limits.shared_memory_per_sm_bytes));
+    sm.fail("sm.shared_memory_per_sm_bytes",
+            "a whole number of KiB, got " + std::to_string(limits.shared_memory_per_sm_bytes));
   }
   if (carveouts.back() > capacity_KiB) {
-    throw sm.error("sm.shared_memory_carveouts_KiB",
-                   "carveouts within the SM's shared memory (" + std::to_string(capacity_KiB) +
-                       " KiB), but the largest is " + std::to_string(carveouts.back()) + " KiB");
+    sm.fail("sm.shared_memory_carveouts_KiB",
+            "carveouts within the SM's shared memory (" + std::to_string(capacity_KiB) +
+                " KiB), but the largest is " + std::to_string(carveouts.back()) + " KiB");
   }
   if (carveouts.back() != capacity_KiB) {
-    throw sm.error("sm.shared_memory_carveouts_KiB",
-                   "the largest carveout to equal shared_memory_per_sm_bytes (" +
-                       std::to_string(capacity_KiB) + " KiB), got " +
-                       std::to_string(carveouts.back()) + " KiB");
+    sm.fail("sm.shared_memory_carveouts_KiB",
+            "the largest carveout to equal shared_memory_per_sm_bytes (" +
+                std::to_string(capacity_KiB) + " KiB), got " + std::to_string(carveouts.back()) +
+                " KiB");
   }
   if (limits.max_threads_per_sm % limits.warp_size != 0) {
-    throw sm.error("sm.max_threads_per_sm", "a multiple of warp_size (" +
-                                                std::to_string(limits.warp_size) + "), got " +
-                                                std::to_string(limits.max_threads_per_sm));
+    sm.fail("sm.max_threads_per_sm", "a multiple of warp_size (" +
+                                         std::to_string(limits.warp_size) + "), got " +
+                                         std::to_string(limits.max_threads_per_sm));
   }
   // field <= bound, both named in the error.
   auto require_at_most = [&sm](const char* field, int value, const char* bound_name, int bound) {
     if (value > bound) {
-      throw sm.error(std::string("sm.") + field, std::string("at most ") + bound_name + " (" +
-                                                     std::to_string(bound) + "), got " +
-                                                     std::to_string(value));
+      sm.fail(std::string("sm.") + field, std::string("at most ") + bound_name + " (" +
+                                              std::to_string(bound) + "), got " +
+                                              std::to_string(value));
     }
   };
   require_at_most("max_threads_per_block", limits.max_threads_per_block, "max_threads_per_sm",
                   limits.max_threads_per_sm);
   if (limits.registers_per_sm % limits.register_file_subpartitions != 0) {
-    throw sm.error("sm.register_file_subpartitions",
-                   "a divisor of registers_per_sm (" + std::to_string(limits.registers_per_sm) +
-                       "), got " + std::to_string(limits.register_file_subpartitions));
+    sm.fail("sm.register_file_subpartitions",
+            "a divisor of registers_per_sm (" + std::to_string(limits.registers_per_sm) +
+                "), got " + std::to_string(limits.register_file_subpartitions));
   }
   require_at_most("max_registers_per_block", limits.max_registers_per_block, "registers_per_sm",
                   limits.registers_per_sm);
@@ -268,28 +126,25 @@ SmLimits read_sm_limits(ObjectReader sm) {
 
 ChipFigures read_chip(ObjectReader chip) {
   ChipFigures figures;
-  figures.sm_count = chip.int32("sm_count", 1, 1 << 12);
-  figures.boost_clock_MHz = chip.positive_number("boost_clock_MHz", 1, 1e5);
-  figures.l2_bytes = chip.integer("l2_bytes", 1, std::int64_t{1} << 40);
-  figures.dram_bytes = chip.integer("dram_bytes", 1, std::int64_t{1} << 50);
-  figures.dram_bw_GBps = chip.positive_number("dram_bw_GBps", 1e-3, 1e7);
-  figures.memory_bus_width_bits = chip.int32("memory_bus_width_bits", 1, 1 << 20);
-  figures.memory_clock_MHz = chip.positive_number("memory_clock_MHz", 1, 1e6);
+  figures.sm_count = chip.int32_in("sm_count", 1, 1 << 12);
+  figures.boost_clock_MHz = chip.number_in("boost_clock_MHz", 1, 1e5);
+  figures.l2_bytes = chip.integer_in("l2_bytes", 1, std::int64_t{1} << 40);
+  figures.dram_bytes = chip.integer_in("dram_bytes", 1, std::int64_t{1} << 50);
+  figures.dram_bw_GBps = chip.number_in("dram_bw_GBps", 1e-3, 1e7);
+  figures.memory_bus_width_bits = chip.int32_in("memory_bus_width_bits", 1, 1 << 20);
+  figures.memory_clock_MHz = chip.number_in("memory_clock_MHz", 1, 1e6);
   chip.reject_unknown_keys();
   return figures;
 }
 
 PeakTflops read_peaks(ObjectReader peaks) {
   PeakTflops out;
-  out.fp32 = peaks.positive_number("fp32", kMinTflops, kMaxTflops);
-  out.fp64 = peaks.positive_number("fp64", kMinTflops, kMaxTflops);
-  out.tf32_tensor_dense =
-      peaks.positive_number_or_null("tf32_tensor_dense", kMinTflops, kMaxTflops);
-  out.fp16_tensor_dense =
-      peaks.positive_number_or_null("fp16_tensor_dense", kMinTflops, kMaxTflops);
-  out.bf16_tensor_dense =
-      peaks.positive_number_or_null("bf16_tensor_dense", kMinTflops, kMaxTflops);
-  out.fp8_tensor_dense = peaks.positive_number_or_null("fp8_tensor_dense", kMinTflops, kMaxTflops);
+  out.fp32 = peaks.number_in("fp32", kMinTflops, kMaxTflops);
+  out.fp64 = peaks.number_in("fp64", kMinTflops, kMaxTflops);
+  out.tf32_tensor_dense = peaks.number_in_or_null("tf32_tensor_dense", kMinTflops, kMaxTflops);
+  out.fp16_tensor_dense = peaks.number_in_or_null("fp16_tensor_dense", kMinTflops, kMaxTflops);
+  out.bf16_tensor_dense = peaks.number_in_or_null("bf16_tensor_dense", kMinTflops, kMaxTflops);
+  out.fp8_tensor_dense = peaks.number_in_or_null("fp8_tensor_dense", kMinTflops, kMaxTflops);
   peaks.reject_unknown_keys();
   return out;
 }
@@ -297,17 +152,16 @@ PeakTflops read_peaks(ObjectReader peaks) {
 MeasuredCeilings read_measured(ObjectReader measured) {
   MeasuredCeilings out;
   out.measurement_run = measured.string("measurement_run");
-  out.ffma_TFLOPS = measured.optional_positive_number("ffma_TFLOPS", kMinTflops, kMaxTflops);
-  out.dram_bw_GBps = measured.optional_positive_number("dram_bw_GBps", kMinGBps, kMaxGBps);
-  out.l2_bw_GBps = measured.optional_positive_number("l2_bw_GBps", kMinGBps, kMaxGBps);
+  out.ffma_TFLOPS = measured.optional_number_in("ffma_TFLOPS", kMinTflops, kMaxTflops);
+  out.dram_bw_GBps = measured.optional_number_in("dram_bw_GBps", kMinGBps, kMaxGBps);
+  out.l2_bw_GBps = measured.optional_number_in("l2_bw_GBps", kMinGBps, kMaxGBps);
   out.shared_memory_bw_GBps =
-      measured.optional_positive_number("shared_memory_bw_GBps", kMinGBps, kMaxGBps);
+      measured.optional_number_in("shared_memory_bw_GBps", kMinGBps, kMaxGBps);
   out.dram_latency_cycles =
-      measured.optional_positive_number("dram_latency_cycles", kMinCycles, kMaxCycles);
-  out.l2_latency_cycles =
-      measured.optional_positive_number("l2_latency_cycles", kMinCycles, kMaxCycles);
+      measured.optional_number_in("dram_latency_cycles", kMinCycles, kMaxCycles);
+  out.l2_latency_cycles = measured.optional_number_in("l2_latency_cycles", kMinCycles, kMaxCycles);
   out.shared_memory_latency_cycles =
-      measured.optional_positive_number("shared_memory_latency_cycles", kMinCycles, kMaxCycles);
+      measured.optional_number_in("shared_memory_latency_cycles", kMinCycles, kMaxCycles);
   measured.reject_unknown_keys();
   return out;
 }
@@ -339,6 +193,10 @@ SpecError::SpecError(std::string file, std::string field, std::string expectatio
       field_(std::move(field)),
       expectation_(std::move(expectation)) {}
 
+namespace {
+GpuSpec read_spec(const json& document, const std::string& file);
+}  // namespace
+
 GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   const std::string file(origin);
   json document;
@@ -348,30 +206,42 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
     throw SpecError(file, strict.field(), strict.expectation());
   }
 
+  try {
+    return read_spec(document, file);
+  } catch (const json_input::StrictJsonError& error) {
+    throw SpecError(file, error.field(), error.expectation());
+  }
+}
+
+namespace {
+GpuSpec read_spec(const json& document, const std::string& file) {
   std::vector<std::string> value_paths;  // every value field read, for the sources rule
-  ObjectReader root(document, "", file, &value_paths);
+  json_input::ReaderOptions options;
+  options.unknown_field = "no such field in schema_version " + std::to_string(kSpecSchemaVersion) +
+                          " (unknown field; check its spelling)";
+  options.number_paths = &value_paths;
+  ObjectReader root(document, "", options);
 
   // The version decides how the rest is read, so it is checked first.
-  const json& version = root.raw("schema_version", false);
+  const json& version = root.raw("schema_version");
   if (!version.is_number_integer()) {
-    throw root.error("schema_version", "an integer, got " + describe(version));
+    root.fail("schema_version", "an integer, got " + describe(version));
   }
   if (version.get<std::int64_t>() != kSpecSchemaVersion) {
-    throw root.error("schema_version", "schema_version " + std::to_string(kSpecSchemaVersion) +
-                                           " (the version this build reads), got " +
-                                           describe(version));
+    root.fail("schema_version", "schema_version " + std::to_string(kSpecSchemaVersion) +
+                                    " (the version this build reads), got " + describe(version));
   }
 
   GpuSpec spec;
   spec.origin = file;
   spec.id = root.string("id");
-  if (const auto problem = gpu_id_problem(spec.id)) throw root.error("id", *problem);
+  if (const auto problem = gpu_id_problem(spec.id)) root.fail("id", *problem);
   spec.name = root.string("name");
   spec.architecture = root.string("architecture");
   {
     ObjectReader cc = root.object("compute_capability");
-    spec.compute_capability.major = cc.int32("major", 1, 99);
-    spec.compute_capability.minor = cc.int32("minor", 0, 9);
+    spec.compute_capability.major = cc.int32_in("major", 1, 99);
+    spec.compute_capability.minor = cc.int32_in("minor", 0, 9);
     cc.reject_unknown_keys();
     // The source is given for the pair, not each half.
     value_paths.resize(value_paths.size() - 2);
@@ -392,7 +262,7 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
   for (const auto& item : document.at("sources").items()) {
     const std::string reference = sources.string(item.key());
     if (std::find(value_paths.begin(), value_paths.end(), item.key()) == value_paths.end()) {
-      throw root.error(
+      root.fail(
           "sources." + item.key(),
           "a source only for a field that exists, but there is no field '" + item.key() + "'");
     }
@@ -400,19 +270,20 @@ GpuSpec parse_spec(std::string_view json_text, std::string_view origin) {
     if (citation == citations.end()) {
       std::vector<std::string> known;
       for (const auto& [key, text] : citations) known.push_back(key);
-      throw root.error("sources." + item.key(), "a key of 'references' (" + join(known, ", ") +
-                                                    "), got \"" + reference + "\"");
+      root.fail("sources." + item.key(),
+                "a key of 'references' (" + join(known, ", ") + "), got \"" + reference + "\"");
     }
     spec.sources[item.key()] = citation->second;
   }
   for (const std::string& path : value_paths) {
     if (spec.sources.count(path) == 0) {
-      throw root.error("sources." + path, "a source for every value, but '" + path + "' has none");
+      root.fail("sources." + path, "a source for every value, but '" + path + "' has none");
     }
   }
   root.reject_unknown_keys();
   return spec;
 }
+}  // namespace
 
 namespace {
 const std::string& embedded_spec_id(const detail::EmbeddedFile& file);

@@ -163,234 +163,21 @@ std::string array_lines(const std::vector<json>& rows) {
 
 // ---- reading ------------------------------------------------------------------------------
 
-/// Reads one JSON object's fields, remembering the keys it consumed so that unknown keys
-/// (typos, fields of another schema version) are reported instead of ignored.
-class Reader {
- public:
-  Reader(const json& object, std::string path, const std::string* file)
-      : object_(object), path_(std::move(path)), file_(file) {
-    if (!object_.is_object()) fail(path_.empty() ? "<document>" : path_, "a JSON object", object_);
-  }
+using Reader = json_input::ObjectReader;
 
-  [[noreturn]] void fail(const std::string& field, const std::string& expectation,
-                         const json& got) const {
-    throw LadderMeasurementError(*file_, field, expectation + ", got " + json_input::describe(got));
-  }
-  [[noreturn]] void fail(const std::string& field, const std::string& expectation) const {
-    throw LadderMeasurementError(*file_, field, expectation);
-  }
-
-  /// The dotted path of `key`; a key that is not printable (or is long) appears quoted and
-  /// escaped, so that no error message carries a control character.
-  std::string where(std::string_view key) const {
-    const std::string name =
-        json_input::text_problem(key) || key.size() > json_input::kMaxQuotedChars
-            ? json_input::quote_for_message(key)
-            : std::string(key);
-    return path_.empty() ? name : path_ + "." + name;
-  }
-
-  /// The value of `key`; null counts as absent.
-  bool has(std::string_view key) const {
-    const auto it = object_.find(std::string(key));
-    return it != object_.end() && !it->is_null();
-  }
-
-  const json& raw(std::string_view key) {
-    const std::string name(key);
-    consumed_.insert(name);
-    if (!object_.contains(name)) fail(where(key), "a value (the field is missing)");
-    return object_.at(name);
-  }
-
-  std::string string(std::string_view key) {
-    const json& value = raw(key);
-    if (!value.is_string() || value.get<std::string>().empty()) {
-      fail(where(key), "a non-empty string", value);
-    }
-    return printable(key, value);
-  }
-
-  /// A string that may be empty (an unknown host, say).
-  std::string any_string(std::string_view key) {
-    const json& value = raw(key);
-    if (!value.is_string()) fail(where(key), "a string", value);
-    return printable(key, value);
-  }
-
-  /// `key` itself, for objects whose keys the loader keeps (benchmark names, stall reasons):
-  /// printable like every kept string.
-  std::string name(std::string_view key) const {
-    if (const auto problem = json_input::text_problem(key)) {
-      fail(where(key), "a printable name (" + *problem + ")");
-    }
-    return std::string(key);
-  }
-
-  std::optional<std::string> optional_string(std::string_view key) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return string(key);
-  }
-
-  std::int64_t integer(std::string_view key, std::int64_t minimum) {
-    const json& value = raw(key);
-    if (!value.is_number_integer()) fail(where(key), "an integer", value);
-    const std::int64_t number =
-        value.is_number_unsigned()
-            ? static_cast<std::int64_t>(std::min<std::uint64_t>(
-                  value.get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()))
-            : value.get<std::int64_t>();
-    if (number < minimum) {
-      fail(where(key), "an integer >= " + std::to_string(minimum), value);
-    }
-    return number;
-  }
-
-  /// An integer in minimum..maximum; `expectation` replaces "an integer in MIN..MAX".
-  std::int64_t integer_in(std::string_view key, std::int64_t minimum, std::int64_t maximum,
-                          const std::string& expectation = "") {
-    const json& value = raw(key);
-    if (!value.is_number_integer()) fail(where(key), "an integer", value);
-    // Beyond int64 (an unsigned 2^63 and up) is beyond every maximum.
-    const bool beyond = value.is_number_unsigned() &&
-                        value.get<std::uint64_t>() >
-                            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    const std::int64_t number = beyond ? 0 : value.get<std::int64_t>();
-    if (beyond || number < minimum || number > maximum) {
-      fail(where(key),
-           expectation.empty()
-               ? "an integer in " + std::to_string(minimum) + ".." + std::to_string(maximum)
-               : expectation,
-           value);
-    }
-    return number;
-  }
-
-  int int32_in(std::string_view key, int minimum, int maximum) {
-    return static_cast<int>(integer_in(key, minimum, maximum));
-  }
-
-  std::optional<int> optional_int32_in(std::string_view key, int minimum, int maximum) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return int32_in(key, minimum, maximum);
-  }
-
-  int int32(std::string_view key, int minimum) {
-    const std::int64_t number = integer(key, minimum);
-    if (number > std::numeric_limits<int>::max()) {
-      fail(where(key), "an integer below 2^31", raw(key));
-    }
-    return static_cast<int>(number);
-  }
-
-  std::optional<int> optional_int32(std::string_view key, int minimum) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return int32(key, minimum);
-  }
-
-  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t minimum) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return integer(key, minimum);
-  }
-
-  std::uint64_t unsigned64(std::string_view key) {
-    const json& value = raw(key);
-    if (!value.is_number_unsigned() &&
-        !(value.is_number_integer() && value.get<std::int64_t>() >= 0)) {
-      fail(where(key), "a non-negative integer", value);
-    }
-    return value.get<std::uint64_t>();
-  }
-
-  double number(std::string_view key, double minimum) {
-    const json& value = raw(key);
-    if (!value.is_number()) fail(where(key), "a number", value);
-    const double x = value.get<double>();
-    if (!(x >= minimum)) fail(where(key), "a number >= " + format(minimum), value);
-    return x;
-  }
-
-  std::optional<double> optional_number(std::string_view key, double minimum) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return number(key, minimum);
-  }
-
-  /// A number in minimum..maximum `unit`: "a number in 1..100000 MHz"; `what` replaces
-  /// "a number".
-  double number_in(std::string_view key, double minimum, double maximum, std::string_view unit,
-                   std::string_view what = "a number") {
-    const json& value = raw(key);
-    if (!value.is_number()) fail(where(key), "a number", value);
-    const double x = value.get<double>();
-    if (!(x >= minimum && x <= maximum)) {
-      fail(where(key),
-           std::string(what) + " in " + format(minimum) + ".." + format(maximum) + " " +
-               std::string(unit),
-           value);
-    }
-    return x;
-  }
-
-  std::optional<double> optional_number_in(std::string_view key, double minimum, double maximum,
-                                           std::string_view unit) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return number_in(key, minimum, maximum, unit);
-  }
-
-  Reader object(std::string_view key) { return Reader(raw(key), where(key), file_); }
-
-  std::optional<Reader> optional_object(std::string_view key) {
-    consumed_.insert(std::string(key));
-    if (!has(key)) return std::nullopt;
-    return object(key);
-  }
-
-  const json& array(std::string_view key) {
-    const json& value = raw(key);
-    if (!value.is_array()) fail(where(key), "an array", value);
-    return value;
-  }
-
-  const json& value() const { return object_; }
-  const std::string& path() const { return path_; }
-  const std::string& file() const { return *file_; }
-
-  static std::string format(double x) {
-    std::ostringstream out;
-    out << x;
-    return out.str();
-  }
-
-  void reject_unknown_keys() const {
-    for (const auto& item : object_.items()) {
-      if (consumed_.count(item.key()) == 0) {
-        fail(where(item.key()), "no such field in schema_version " +
-                                    std::to_string(kLadderMeasurementSchemaVersion) +
-                                    " (unknown field; see data/measurements/SCHEMA.md)");
-      }
-    }
-  }
-
- private:
-  std::string printable(std::string_view key, const json& value) const {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (const auto problem = json_input::text_problem(text)) {
-      fail(where(key), "printable text (" + *problem + ")", value);
-    }
-    return text;
-  }
-
-  const json& object_;
-  std::string path_;
-  const std::string* file_;
-  std::set<std::string> consumed_;
-};
+/// A measurement's reader rules: null is an absent optional field; an unknown key points to the
+/// schema.
+const json_input::ReaderOptions& measurement_reader_options() {
+  static const json_input::ReaderOptions options = [] {
+    json_input::ReaderOptions o;
+    o.null_is_absent = true;
+    o.unknown_field = "no such field in schema_version " +
+                      std::to_string(kLadderMeasurementSchemaVersion) +
+                      " (unknown field; see data/measurements/SCHEMA.md)";
+    return o;
+  }();
+  return options;
+}
 
 // ---- what a measurement can mean ----------------------------------------------------------
 // Bounds on what the loader accepts (data/measurements/SCHEMA.md, "Bounds"): a value outside
@@ -705,8 +492,8 @@ std::optional<std::string> raster_problem(const gemm::TileConfig& config,
   return std::nullopt;
 }
 
-LadderMeasurement read_document(const json& document, const std::string& file) {
-  Reader root(document, "", &file);
+LadderMeasurement read_document(const json& document) {
+  Reader root(document, "", measurement_reader_options());
   LadderMeasurement m;
   const int version = root.int32("schema_version", 0);
   if (version != kLadderMeasurementSchemaVersion) {
@@ -725,7 +512,7 @@ LadderMeasurement read_document(const json& document, const std::string& file) {
   const json& kernels = root.array("kernels");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string path = "kernels[" + std::to_string(i) + "]";
-    MeasuredKernel kernel = read_kernel(Reader(kernels[i], path, &file));
+    MeasuredKernel kernel = read_kernel(Reader(kernels[i], path, measurement_reader_options()));
     const auto [listed, inserted] = kernel_index.emplace(kernel.id, i);
     if (!inserted) {
       root.fail(path + ".id",
@@ -738,7 +525,7 @@ LadderMeasurement read_document(const json& document, const std::string& file) {
   std::optional<std::size_t> first_timed;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string path = "cases[" + std::to_string(i) + "]";
-    MeasuredCase c = read_case(Reader(cases[i], path, &file));
+    MeasuredCase c = read_case(Reader(cases[i], path, measurement_reader_options()));
     if (c.kernel != kCublasKernel) {
       const auto found = kernel_index.find(c.kernel);
       if (found == kernel_index.end()) {
@@ -837,7 +624,11 @@ LadderMeasurement parse_ladder_measurement(std::string_view json_text, std::stri
   } catch (const json_input::StrictJsonError& error) {
     throw LadderMeasurementError(file, error.field(), error.expectation());
   }
-  return read_document(document, file);
+  try {
+    return read_document(document);
+  } catch (const json_input::StrictJsonError& error) {
+    throw LadderMeasurementError(file, error.field(), error.expectation());
+  }
 }
 
 LadderMeasurement load_ladder_measurement(const std::filesystem::path& path) {

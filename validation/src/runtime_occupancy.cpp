@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "roofcast/json_input.hpp"
 #include "roofcast/occupancy.hpp"
@@ -13,53 +15,52 @@ namespace {
 
 using nlohmann::json;
 
-const json& field(const json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) {
-    throw std::runtime_error("runtime-occupancy measurement: missing field '" + where + "." + key +
-                             "'");
-  }
-  return object.at(key);
-}
-
-int int_field(const json& object, const char* key, const std::string& where) {
-  const json& value = field(object, key, where);
-  if (!value.is_number_integer()) {
-    throw std::runtime_error("runtime-occupancy measurement: field '" + where + "." + key +
-                             "' must be an integer, got " + json_input::describe(value));
-  }
-  return value.get<int>();
-}
+using json_input::ObjectReader;
 
 /// carveout -1 is the default; an empty max_dynamic is raised to the opt-in maximum.
-KernelLaunch launch_of(const json& kernel, int threads, int dynamic_bytes,
+KernelLaunch launch_of(ObjectReader& kernel, int threads, int dynamic_bytes,
                        std::optional<int> max_dynamic, int carveout) {
   KernelLaunch launch;
   launch.threads_per_block = threads;
-  launch.registers_per_thread = int_field(kernel, "registers_per_thread", "kernels[]");
-  launch.static_shared_memory_bytes = int_field(kernel, "static_shared_memory_bytes", "kernels[]");
+  launch.registers_per_thread = kernel.int32_in("registers_per_thread", 0, 1 << 12);
+  launch.static_shared_memory_bytes = kernel.int32_in("static_shared_memory_bytes", 0, 1 << 24);
   launch.dynamic_shared_memory_bytes = dynamic_bytes;
   launch.max_dynamic_shared_memory_bytes = max_dynamic;
   if (carveout >= 0) launch.carveout_percent = carveout;
   return launch;
 }
 
+/// Column `column` of a queries row: an integer in minimum..maximum.
+int row_integer(const json& row, std::size_t column, const std::string& where, int minimum,
+                int maximum) {
+  const json& value = row[column];
+  const std::string at = where + "[" + std::to_string(column) + "]";
+  if (!value.is_number_integer() || value.get<std::int64_t>() < minimum ||
+      value.get<std::int64_t>() > maximum) {
+    throw json_input::StrictJsonError(at, "an integer in " + std::to_string(minimum) + ".." +
+                                              std::to_string(maximum) + ", got " +
+                                              json_input::describe(value));
+  }
+  return value.get<int>();
+}
+
 void note(RuntimeOccupancyComparison& comparison, const std::string& text) {
   if (comparison.first_mismatches.size() < 20) comparison.first_mismatches.push_back(text);
 }
 
-void compare_property(RuntimeOccupancyComparison& comparison, const json& device,
+void compare_property(RuntimeOccupancyComparison& comparison, ObjectReader& device,
                       const char* device_key, long long spec_value, const char* spec_field) {
-  const json& value = field(device, device_key, "device_properties");
-  if (value.get<long long>() != spec_value) {
+  const json& value = device.raw(device_key);
+  if (!value.is_number_integer() || value.get<long long>() != spec_value) {
     comparison.spec_disagreements.push_back(std::string(spec_field) + ": spec " +
                                             std::to_string(spec_value) + ", device " +
                                             json_input::describe(value));
   }
 }
 
-void compare_clock(RuntimeOccupancyComparison& comparison, const json& device,
+void compare_clock(RuntimeOccupancyComparison& comparison, ObjectReader& device,
                    const char* device_key, double spec_MHz, const char* spec_field) {
-  const json& value = field(device, device_key, "device_properties");
+  const json& value = device.raw(device_key);
   if (!value.is_number() || std::fabs(value.get<double>() - spec_MHz) > 0.5) {
     comparison.spec_disagreements.push_back(std::string(spec_field) + ": spec " +
                                             std::to_string(spec_MHz) + " MHz, device " +
@@ -69,57 +70,71 @@ void compare_clock(RuntimeOccupancyComparison& comparison, const json& device,
 
 }  // namespace
 
-RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, const GpuSpec& spec) {
-  if (int_field(measurement, "schema_version", "") != kRuntimeOccupancySchemaVersion) {
-    throw std::runtime_error("runtime-occupancy measurement: schema_version " +
-                             std::to_string(kRuntimeOccupancySchemaVersion) + " expected");
-  }
+namespace {
+
+/// The comparison of one measurement; reads only the fields it compares (the document's other
+/// blocks are the report's), each through the strict reader.
+RuntimeOccupancyComparison compare_document(const json& measurement, const GpuSpec& spec) {
+  const json_input::ReaderOptions options;
+  ObjectReader root(measurement, "", options);
+  root.integer_in("schema_version", kRuntimeOccupancySchemaVersion, kRuntimeOccupancySchemaVersion,
+                  "schema_version " + std::to_string(kRuntimeOccupancySchemaVersion));
   RuntimeOccupancyComparison comparison;
-  const json& kernels = field(measurement, "kernels", "");
-  const json& rows = field(field(measurement, "queries", ""), "rows", "queries");
-  for (const json& row : rows) {
+  const json& kernel_list = root.non_empty_array("kernels");
+  const int kernel_count = static_cast<int>(kernel_list.size());
+  std::vector<ObjectReader> kernels;
+  std::vector<std::string> names;
+  for (int i = 0; i < kernel_count; ++i) {
+    kernels.emplace_back(kernel_list[i], "kernels[" + std::to_string(i) + "]", options);
+    names.push_back(kernels.back().string("name"));
+  }
+  ObjectReader queries = root.object("queries");
+  const json& rows = queries.array("rows");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     // Row: kernel, threads, dynamic bytes, max dynamic bytes, carveout, runtime blocks, error.
+    const json& row = rows[i];
+    const std::string at = "queries.rows[" + std::to_string(i) + "]";
     if (!row.is_array() || row.size() != 7) {
-      throw std::runtime_error(
-          "runtime-occupancy measurement: each queries.rows entry must have "
-          "7 columns, got " +
-          json_input::describe(row));
+      throw json_input::StrictJsonError(at,
+                                        "an array of 7 columns, got " + json_input::describe(row));
     }
-    const json& kernel = kernels.at(row[0].get<std::size_t>());
-    const KernelLaunch launch = launch_of(kernel, row[1].get<int>(), row[2].get<int>(),
-                                          row[3].get<int>(), row[4].get<int>());
-    const int runtime_blocks = row[5].get<int>();
+    const int kernel = row_integer(row, 0, at, 0, kernel_count - 1);
+    const KernelLaunch launch = launch_of(
+        kernels[kernel], row_integer(row, 1, at, 1, 1 << 14), row_integer(row, 2, at, 0, 1 << 24),
+        row_integer(row, 3, at, 0, 1 << 24), row_integer(row, 4, at, -1, 100));
+    const int runtime_blocks = row_integer(row, 5, at, 0, 1 << 14);
     const int model_blocks = compute_occupancy_limits(spec.sm, launch).blocks_per_sm;
     ++comparison.queries;
     if (model_blocks != runtime_blocks) {
       ++comparison.query_mismatches;
-      note(comparison,
-           field(kernel, "name", "kernels[]").get<std::string>() + " threads " +
-               json_input::describe(row[1]) + " dynamic " + json_input::describe(row[2]) +
-               " max dynamic " + json_input::describe(row[3]) + " carveout " +
-               json_input::describe(row[4]) + ": runtime " + json_input::describe(row[5]) + " (" +
-               json_input::describe(row[6]) + "), model " + std::to_string(model_blocks));
+      note(comparison, names[kernel] + " threads " + json_input::describe(row[1]) + " dynamic " +
+                           json_input::describe(row[2]) + " max dynamic " +
+                           json_input::describe(row[3]) + " carveout " +
+                           json_input::describe(row[4]) + ": runtime " +
+                           json_input::describe(row[5]) + " (" + json_input::describe(row[6]) +
+                           "), model " + std::to_string(model_blocks));
     }
   }
-  for (const json& run : field(measurement, "residency", "")) {
-    const json& kernel = kernels.at(int_field(run, "kernel", "residency[]"));
-    const int threads = int_field(run, "threads_per_block", "residency[]");
-    const int dynamic = int_field(run, "dynamic_shared_memory_bytes", "residency[]");
+  const json& runs = root.array("residency");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    ObjectReader run(runs[i], "residency[" + std::to_string(i) + "]", options);
+    const int kernel = run.int32_in("kernel", 0, kernel_count - 1);
+    const int threads = run.int32_in("threads_per_block", 1, 1 << 14);
+    const int dynamic = run.int32_in("dynamic_shared_memory_bytes", 0, 1 << 24);
     // The residency runs raise the kernel's dynamic limit to the opt-in maximum.
-    const KernelLaunch launch = launch_of(kernel, threads, dynamic, std::nullopt, -1);
+    const KernelLaunch launch = launch_of(kernels[kernel], threads, dynamic, std::nullopt, -1);
     const int model_blocks = compute_occupancy_limits(spec.sm, launch).blocks_per_sm;
-    const int peak = int_field(run, "peak_blocks_on_any_sm", "residency[]");
+    const int peak = run.int32_in("peak_blocks_on_any_sm", 0, 1 << 14);
     ++comparison.residency_runs;
     if (peak != model_blocks) {
       ++comparison.residency_mismatches;
-      note(comparison, "residency " + field(kernel, "name", "kernels[]").get<std::string>() +
-                           " threads " + std::to_string(threads) + " dynamic " +
-                           std::to_string(dynamic) + ": hardware peak " + std::to_string(peak) +
-                           ", model " + std::to_string(model_blocks));
+      note(comparison, "residency " + names[kernel] + " threads " + std::to_string(threads) +
+                           " dynamic " + std::to_string(dynamic) + ": hardware peak " +
+                           std::to_string(peak) + ", model " + std::to_string(model_blocks));
     }
   }
 
-  const json& device = field(measurement, "device_properties", "");
+  ObjectReader device = root.object("device_properties");
   compare_property(comparison, device, "sm_count", spec.chip.sm_count, "chip.sm_count");
   compare_property(comparison, device, "max_threads_per_sm", spec.sm.max_threads_per_sm,
                    "sm.max_threads_per_sm");
@@ -153,6 +168,16 @@ RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, co
   compare_clock(comparison, device, "memory_clock_MHz", spec.chip.memory_clock_MHz,
                 "chip.memory_clock_MHz");
   return comparison;
+}
+
+}  // namespace
+
+RuntimeOccupancyComparison compare_runtime_occupancy(const json& measurement, const GpuSpec& spec) {
+  try {
+    return compare_document(measurement, spec);
+  } catch (const json_input::StrictJsonError& error) {
+    throw std::runtime_error("runtime-occupancy measurement: " + std::string(error.what()));
+  }
 }
 
 const GpuSpec& match_spec(int cc_major, int cc_minor, int sm_count, long long dram_bytes,

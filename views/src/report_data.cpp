@@ -1,7 +1,7 @@
 // Loaders of the report's hand-maintained inputs: published ladders (data/reference/*.json)
 // and per-GPU rung notes (data/notes/<gpu>.json). Strict: a missing or mistyped field, an
 // unknown key or a wrong schema version is a ReportDataError naming the file and the field.
-#include <set>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -17,10 +17,7 @@ using nlohmann::json;
 
 constexpr int kReportDataSchemaVersion = 1;
 
-[[noreturn]] void fail(const std::string& origin, const std::string& field,
-                       const std::string& expectation) {
-  throw ReportDataError(origin + ": field '" + field + "': expected " + expectation);
-}
+using json_input::ObjectReader;
 
 json parse_json(const std::string& text, const std::string& origin) {
   try {
@@ -30,155 +27,135 @@ json parse_json(const std::string& text, const std::string& origin) {
   }
 }
 
-void check_keys(const json& object, const std::string& origin, const std::string& where,
-                const std::set<std::string>& allowed) {
-  if (!object.is_object()) fail(origin, where, "an object");
-  for (const auto& [key, value] : object.items()) {
-    if (!allowed.count(key))
-      fail(origin, where + key, "no such key (known: see the file's schema)");
-  }
+/// The error of a strict-reader failure in `origin`: "FILE: field 'F': expected E".
+ReportDataError report_error(const std::string& origin, const json_input::StrictJsonError& error) {
+  return ReportDataError(origin + ": field '" + error.field() + "': expected " +
+                         error.expectation());
 }
 
-const json& member(const json& object, const std::string& key, const std::string& origin,
-                   const std::string& where) {
-  if (!object.contains(key)) fail(origin, where + key, "a value (it is missing)");
-  return object.at(key);
+json_input::ReaderOptions report_data_options() {
+  json_input::ReaderOptions options;
+  options.unknown_field = "no such field in schema_version " +
+                          std::to_string(kReportDataSchemaVersion) +
+                          " (unknown field; see the file's schema)";
+  return options;
 }
 
-std::string text_of(const json& object, const std::string& key, const std::string& origin,
-                    const std::string& where) {
-  const json& value = member(object, key, origin, where);
-  if (!value.is_string() || value.get<std::string>().empty()) {
-    fail(origin, where + key, "a non-empty string");
-  }
-  if (const auto problem = json_input::text_problem(value.get_ref<const std::string&>())) {
-    fail(origin, where + key, "printable text, got " + *problem);
-  }
-  return value.get<std::string>();
+void read_schema_version(ObjectReader& doc) {
+  doc.integer_in("schema_version", kReportDataSchemaVersion, kReportDataSchemaVersion,
+                 std::to_string(kReportDataSchemaVersion));
 }
 
-/// A number, null (empty), or absent when `optional_key`.
-std::optional<double> number_or_null(const json& object, const std::string& key,
-                                     const std::string& origin, const std::string& where,
-                                     bool optional_key) {
-  if (!object.contains(key)) {
-    if (optional_key) return std::nullopt;
-    fail(origin, where + key, "a number or null (it is missing)");
-  }
-  const json& value = object.at(key);
-  if (value.is_null()) return std::nullopt;
-  if (!value.is_number()) fail(origin, where + key, "a number or null");
-  const double number = value.get<double>();
-  if (!(number >= 0 && number <= 1e9)) fail(origin, where + key, "a number in 0..1e9");
-  return number;
+/// A rung number 1..kRungCount, or null when `null_allowed`.
+std::optional<int> rung_number(ObjectReader& object, std::string_view key, bool null_allowed) {
+  if (null_allowed && object.raw(key).is_null()) return std::nullopt;
+  return object.int32_in(key, 1, gemm::kRungCount);
 }
 
-void check_schema(const json& doc, const std::string& origin) {
-  const json& version = member(doc, "schema_version", origin, "");
-  if (!version.is_number_integer() || version.get<int>() != kReportDataSchemaVersion) {
-    fail(origin, "schema_version", std::to_string(kReportDataSchemaVersion));
-  }
-}
-
-}  // namespace
-
-std::vector<PublishedLadder> parse_published_ladders(const std::string& json_text,
-                                                     const std::string& origin) {
-  const json doc = parse_json(json_text, origin);
-  check_keys(doc, origin, "", {"schema_version", "about", "ladders"});
-  check_schema(doc, origin);
-  text_of(doc, "about", origin, "");
-  const json& ladders = member(doc, "ladders", origin, "");
-  if (!ladders.is_array() || ladders.empty()) fail(origin, "ladders", "a non-empty array");
+std::vector<PublishedLadder> read_published_ladders(const json& document,
+                                                    const std::string& origin) {
+  const json_input::ReaderOptions options = report_data_options();
+  ObjectReader doc(document, "", options);
+  read_schema_version(doc);
+  doc.string("about");
+  const json& ladders = doc.non_empty_array("ladders");
+  doc.reject_unknown_keys();
   std::vector<PublishedLadder> out;
   for (std::size_t i = 0; i < ladders.size(); ++i) {
-    const std::string where = "ladders[" + std::to_string(i) + "].";
-    const json& l = ladders[i];
-    check_keys(l, origin, where,
-               {"id", "title", "author", "url", "gpu", "problem", "baseline", "baseline_gflops",
-                "fp32_peak_TFLOPS", "fp32_peak_source", "steps", "note"});
+    ObjectReader l(ladders[i], "ladders[" + std::to_string(i) + "]", options);
     PublishedLadder ladder;
     ladder.file = origin;
-    ladder.id = text_of(l, "id", origin, where);
-    ladder.title = text_of(l, "title", origin, where);
-    ladder.author = text_of(l, "author", origin, where);
-    ladder.url = text_of(l, "url", origin, where);
-    ladder.gpu = text_of(l, "gpu", origin, where);
-    ladder.problem = text_of(l, "problem", origin, where);
-    ladder.baseline = text_of(l, "baseline", origin, where);
-    ladder.note = text_of(l, "note", origin, where);
-    ladder.baseline_gflops = number_or_null(l, "baseline_gflops", origin, where, false);
-    ladder.fp32_peak_TFLOPS = number_or_null(l, "fp32_peak_TFLOPS", origin, where, false);
-    if (ladder.fp32_peak_TFLOPS) {
-      if (*ladder.fp32_peak_TFLOPS <= 0) fail(origin, where + "fp32_peak_TFLOPS", "a number > 0");
-      ladder.fp32_peak_source = text_of(l, "fp32_peak_source", origin, where);
-    }
-    const json& steps = member(l, "steps", origin, where);
-    if (!steps.is_array() || steps.empty()) fail(origin, where + "steps", "a non-empty array");
+    ladder.id = l.string("id");
+    ladder.title = l.string("title");
+    ladder.author = l.string("author");
+    ladder.url = l.string("url");
+    ladder.gpu = l.string("gpu");
+    ladder.problem = l.string("problem");
+    ladder.baseline = l.string("baseline");
+    ladder.note = l.string("note");
+    ladder.baseline_gflops = l.number_in_or_null("baseline_gflops", 0, 1e9);
+    ladder.fp32_peak_TFLOPS = l.number_in_or_null("fp32_peak_TFLOPS", 1e-3, 1e9);
+    if (ladder.fp32_peak_TFLOPS) ladder.fp32_peak_source = l.string("fp32_peak_source");
+    const json& steps = l.non_empty_array("steps");
+    l.reject_unknown_keys();
     for (std::size_t s = 0; s < steps.size(); ++s) {
-      const std::string at = where + "steps[" + std::to_string(s) + "].";
-      const json& st = steps[s];
-      check_keys(st, origin, at,
-                 {"step", "maps_to_rung", "gflops", "pct_of_cublas", "pct_of_cublas_min",
-                  "pct_of_cublas_max"});
+      ObjectReader st(steps[s], l.where("steps") + "[" + std::to_string(s) + "]", options);
       PublishedStep step;
-      step.step = text_of(st, "step", origin, at);
-      const json& rung = member(st, "maps_to_rung", origin, at);
-      if (!rung.is_null()) {
-        if (!rung.is_number_integer() || rung.get<int>() < 1 ||
-            rung.get<int>() > gemm::kRungCount) {
-          fail(origin, at + "maps_to_rung",
-               "null or a rung number 1.." + std::to_string(gemm::kRungCount));
-        }
-        step.maps_to_rung = rung.get<int>();
+      step.step = st.string("step");
+      step.maps_to_rung = rung_number(st, "maps_to_rung", true);
+      step.gflops = st.number_in_or_null("gflops", 0, 1e9);
+      step.pct_of_cublas = st.number_in_or_null("pct_of_cublas", 0, 1e9);
+      // The range is optional: both ends or neither.
+      st.consume("pct_of_cublas_min");
+      st.consume("pct_of_cublas_max");
+      if (st.has("pct_of_cublas_min")) {
+        step.pct_of_cublas_min = st.number_in_or_null("pct_of_cublas_min", 0, 1e9);
       }
-      step.gflops = number_or_null(st, "gflops", origin, at, false);
-      step.pct_of_cublas = number_or_null(st, "pct_of_cublas", origin, at, false);
-      step.pct_of_cublas_min = number_or_null(st, "pct_of_cublas_min", origin, at, true);
-      step.pct_of_cublas_max = number_or_null(st, "pct_of_cublas_max", origin, at, true);
+      if (st.has("pct_of_cublas_max")) {
+        step.pct_of_cublas_max = st.number_in_or_null("pct_of_cublas_max", 0, 1e9);
+      }
+      st.reject_unknown_keys();
       if (step.pct_of_cublas_min.has_value() != step.pct_of_cublas_max.has_value() ||
           (step.pct_of_cublas_min && *step.pct_of_cublas_min > *step.pct_of_cublas_max)) {
-        fail(origin, at + "pct_of_cublas_min", "both range ends, min <= max");
+        st.fail(st.where("pct_of_cublas_min"), "both range ends, min <= max");
       }
       if (!step.gflops && !step.pct_of_cublas && !step.pct_of_cublas_min) {
-        fail(origin, at + "gflops", "a figure: gflops, pct_of_cublas or a pct range");
+        st.fail(st.where("gflops"), "a figure: gflops, pct_of_cublas or a pct range");
       }
       ladder.steps.push_back(step);
     }
     for (const PublishedLadder& earlier : out) {
-      if (earlier.id == ladder.id)
-        fail(origin, where + "id", "a unique id, '" + ladder.id + "' repeats");
+      if (earlier.id == ladder.id) {
+        l.fail(l.where("id"),
+               "a unique id, " + json_input::quote_for_message(ladder.id) + " repeats");
+      }
     }
     out.push_back(std::move(ladder));
   }
   return out;
 }
 
-RungNotes parse_rung_notes(const std::string& json_text, const std::string& origin,
-                           const std::string& gpu_id) {
-  const json doc = parse_json(json_text, origin);
-  check_keys(doc, origin, "",
-             {"schema_version", "gpu", "measurement_revision", "about", "general", "rungs"});
-  check_schema(doc, origin);
-  if (text_of(doc, "gpu", origin, "") != gpu_id) fail(origin, "gpu", "'" + gpu_id + "'");
-  text_of(doc, "about", origin, "");
+RungNotes read_rung_notes(const json& document, const std::string& origin,
+                          const std::string& gpu_id) {
+  const json_input::ReaderOptions options = report_data_options();
+  ObjectReader doc(document, "", options);
+  read_schema_version(doc);
+  if (doc.string("gpu") != gpu_id) doc.fail("gpu", json_input::quote_for_message(gpu_id));
+  doc.string("about");
   RungNotes notes;
   notes.file = origin;
-  notes.measurement_revision = text_of(doc, "measurement_revision", origin, "");
-  if (doc.contains("general")) notes.general = text_of(doc, "general", origin, "");
-  const json& rungs = member(doc, "rungs", origin, "");
-  if (!rungs.is_array()) fail(origin, "rungs", "an array");
+  notes.measurement_revision = doc.string("measurement_revision");
+  if (const auto general = doc.optional_string("general")) notes.general = *general;
+  const json& rungs = doc.array("rungs");
+  doc.reject_unknown_keys();
   for (std::size_t i = 0; i < rungs.size(); ++i) {
-    const std::string where = "rungs[" + std::to_string(i) + "].";
-    check_keys(rungs[i], origin, where, {"rung", "note"});
-    const json& rung = member(rungs[i], "rung", origin, where);
-    if (!rung.is_number_integer() || rung.get<int>() < 1 || rung.get<int>() > gemm::kRungCount) {
-      fail(origin, where + "rung", "a rung number 1.." + std::to_string(gemm::kRungCount));
-    }
-    if (notes.rungs.count(rung.get<int>())) fail(origin, where + "rung", "one note per rung");
-    notes.rungs[rung.get<int>()] = text_of(rungs[i], "note", origin, where);
+    ObjectReader entry(rungs[i], "rungs[" + std::to_string(i) + "]", options);
+    const int rung = *rung_number(entry, "rung", false);
+    if (notes.rungs.count(rung)) entry.fail(entry.where("rung"), "one note per rung");
+    notes.rungs[rung] = entry.string("note");
+    entry.reject_unknown_keys();
   }
   return notes;
+}
+
+}  // namespace
+
+std::vector<PublishedLadder> parse_published_ladders(const std::string& json_text,
+                                                     const std::string& origin) {
+  try {
+    return read_published_ladders(parse_json(json_text, origin), origin);
+  } catch (const json_input::StrictJsonError& error) {
+    throw report_error(origin, error);
+  }
+}
+
+RungNotes parse_rung_notes(const std::string& json_text, const std::string& origin,
+                           const std::string& gpu_id) {
+  try {
+    return read_rung_notes(parse_json(json_text, origin), origin, gpu_id);
+  } catch (const json_input::StrictJsonError& error) {
+    throw report_error(origin, error);
+  }
 }
 
 }  // namespace roofcast::views
