@@ -75,24 +75,6 @@ void BM_predict_registry(benchmark::State& state) {
 }
 BENCHMARK(BM_predict_registry);
 
-// The call python/bench/interface_bench.py times through roofcast.predict: the rung-9 headline
-// at 4096^3 on the H200, row-major, with the embedded calibration looked up per call as the
-// binding does (tune::predict_input, kernels::predict).
-void BM_predict_like_python(benchmark::State& state) {
-  const roofcast::GpuSpec& gpu = bench_gpu();
-  const gemm::TileConfig config = headline(9);
-  for (auto _ : state) {
-    const PredictInput in = input_for(config, {4096, 4096, 4096}, {gemm::RasterKind::kRowMajor, 1});
-    const std::optional<roofcast::StoredCalibration> stored =
-        roofcast::embedded_calibration(gpu.id);
-    const roofcast::Prediction p =
-        roofcast::kernels::predict(gpu, in, stored ? stored->parameters : roofcast::Calibration{});
-    benchmark::DoNotOptimize(p.tflops);
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_predict_like_python);
-
 /// The same rung-9 config on M = N = K = 2^range(0): the grid grows as 4^k, K as 2^k.
 void BM_predict_square(benchmark::State& state) {
   const std::int64_t size = std::int64_t{1} << state.range(0);

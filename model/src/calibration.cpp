@@ -73,7 +73,7 @@ std::string calibration_json(const StoredCalibration& c) {
   return j.dump(2) + "\n";
 }
 
-std::optional<StoredCalibration> embedded_calibration(std::string_view gpu_id) {
+const StoredCalibration* embedded_calibration(std::string_view gpu_id) {
   // Parsed once (thread-safe static initialisation): a prediction asks on every call.
   static const std::vector<StoredCalibration> calibrations = [] {
     std::vector<StoredCalibration> out;
@@ -85,9 +85,9 @@ std::optional<StoredCalibration> embedded_calibration(std::string_view gpu_id) {
     return out;
   }();
   for (const StoredCalibration& c : calibrations) {
-    if (c.gpu_id == gpu_id) return c;
+    if (c.gpu_id == gpu_id) return &c;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 }  // namespace roofcast

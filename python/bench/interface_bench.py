@@ -4,7 +4,7 @@
 
 times roofcast.predict (the rung-9 headline at 4096^3 on the H200, reading .tflops) and
 roofcast.rank (the H200's default enumerated space at 4096^3, top 10, given as a candidate list),
-then runs the C++ benchmarks of the same calls (predict_bench BM_predict_like_python, rank_bench
+then runs the C++ benchmarks of the same calls (rank_bench BM_predict_like_python and
 BM_rank_default_space) and prints both and their ratio. Run it on a quiet machine, one core
 (e.g. taskset -c 1).
 """
@@ -58,13 +58,12 @@ def main():
                         help="the CMake build folder holding the C++ benchmarks")
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
-    predict_bench = args.build / "model" / "bench" / "predict_bench"
     rank_bench = args.build / "tune" / "bench" / "rank_bench"
-    for binary in (predict_bench, rank_bench):
+    for binary in (rank_bench,):
         if not binary.is_file():
             sys.exit(f"interface_bench: {binary} not found (build with benchmarks: --build DIR)")
     py_predict = python_predict_seconds(args.repeat)
-    cpp_predict = cpp_seconds_per_item(predict_bench, "BM_predict_like_python")
+    cpp_predict = cpp_seconds_per_item(rank_bench, "BM_predict_like_python")
     py_rank, candidates = python_rank_seconds_per_candidate(args.repeat)
     cpp_rank = cpp_seconds_per_item(rank_bench, "BM_rank_default_space")
     print(f"predict, one call:        Python {py_predict * 1e6:6.2f} us   "

@@ -137,12 +137,12 @@ class PythonPrediction {
   /// `gpu` stays alive with `owner` (the Python GpuSpec it came from), or is shared (a loaded
   /// file), or is an embedded spec (static): a prediction never copies a spec.
   PythonPrediction(std::shared_ptr<const GpuSpec> gpu, py::object owner, const PredictInput& input,
-                   Prediction prediction, std::optional<StoredCalibration> stored)
+                   Prediction prediction, const StoredCalibration* stored)
       : gpu_(std::move(gpu)),
         owner_(std::move(owner)),
         input_(input),
         prediction_(std::move(prediction)),
-        stored_(std::move(stored)) {}
+        stored_(stored) {}
 
   py::object time_s() const {
     return prediction_.launchable ? py::object(py::float_(prediction_.time_s)) : py::none();
@@ -156,7 +156,7 @@ class PythonPrediction {
   const nlohmann::json& document() const {
     if (!document_) {
       document_ = views::predict_json(
-          views::predict_report_of(*gpu_, input_, prediction_, stored_ ? &*stored_ : nullptr));
+          views::predict_report_of(*gpu_, input_, prediction_, stored_));
     }
     return *document_;
   }
@@ -170,7 +170,7 @@ class PythonPrediction {
   py::object owner_;
   PredictInput input_;
   Prediction prediction_;
-  std::optional<StoredCalibration> stored_;
+  const StoredCalibration* stored_;  // embedded: lives as long as the program
   mutable std::optional<nlohmann::json> document_;
   mutable std::optional<py::dict> dict_;
 };
@@ -217,14 +217,11 @@ PythonPrediction predict_config(const py::object& gpu, const std::array<std::int
     throw std::invalid_argument("config " + kernels::kernel_id(input.config) +
                                 " breaks a tile rule: " + rule);
   }
-  std::optional<StoredCalibration> stored =
-      calibrated ? embedded_calibration(spec.id) : std::nullopt;
-  Prediction p;
-  {
-    py::gil_scoped_release release;
-    p = kernels::predict(spec, input, stored ? stored->parameters : Calibration{});
-  }
-  return PythonPrediction(held, std::move(owner), input, std::move(p), std::move(stored));
+  const StoredCalibration* stored = calibrated ? embedded_calibration(spec.id) : nullptr;
+  // The GIL stays held: one prediction takes about a microsecond, and releasing and taking it
+  // back costs a tenth of that (rank, which runs long, releases it).
+  Prediction p = kernels::predict(spec, input, stored ? stored->parameters : Calibration{});
+  return PythonPrediction(held, std::move(owner), input, std::move(p), stored);
 }
 
 py::object rank_candidates(const py::object& gpu, const std::array<std::int64_t, 3>& problem,

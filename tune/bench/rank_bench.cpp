@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include "roofcast/calibration.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/tune/rank.hpp"
@@ -18,6 +20,27 @@ namespace {
 using namespace roofcast;
 
 constexpr std::size_t kMillion = 1000000;
+
+// The whole of what roofcast.predict does per call in C++ (python/src/core.cpp predict_config),
+// for python/bench/interface_bench.py: the rung-9 headline at 4096^3 on the H200, row-major,
+// tune::predict_input, the tile-rule check, the embedded calibration's lookup, kernels::predict.
+void BM_predict_like_python(benchmark::State& state) {
+  const GpuSpec& gpu = embedded_spec("h200-sxm");
+  gemm::TileConfig config;
+  for (const kernels::RegistryEntry& e : kernels::kRegistry) {
+    if (e.config.rung == 9 && e.role == kernels::Role::kLadder) config = e.config;
+  }
+  const tune::Candidate candidate{config, {gemm::RasterKind::kRowMajor, 1}, std::nullopt, 0};
+  for (auto _ : state) {
+    const PredictInput in = tune::predict_input(candidate, {4096, 4096, 4096}, false);
+    benchmark::DoNotOptimize(kernels::violated_rule(in.config));
+    const StoredCalibration* stored = embedded_calibration(gpu.id);
+    const Prediction p = kernels::predict(gpu, in, stored ? stored->parameters : Calibration{});
+    benchmark::DoNotOptimize(p.tflops);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_predict_like_python);
 
 /// A wide space: BM, BN in steps of 32 up to 256, grouped orders with every group size
 /// 1..64. Its distinct (config, raster) candidates number more than a million; the first

@@ -152,8 +152,8 @@ Explanation explain(const Prediction& p) {
 }
 
 Calibration default_calibration(const GpuSpec& gpu, bool* calibrated) {
-  const std::optional<StoredCalibration> stored = embedded_calibration(gpu.id);
-  if (calibrated != nullptr) *calibrated = stored.has_value();
+  const StoredCalibration* stored = embedded_calibration(gpu.id);
+  if (calibrated != nullptr) *calibrated = stored != nullptr;
   return stored ? stored->parameters : Calibration{};
 }
 

@@ -18,9 +18,10 @@ LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Prob
   LadderTable table{problem, gpus, {}, {}};
   for (const GpuSpec& gpu : gpus) {
     Calibration calibration;
-    const auto stored = use_stored_calibrations ? embedded_calibration(gpu.id) : std::nullopt;
+    const StoredCalibration* stored =
+        use_stored_calibrations ? embedded_calibration(gpu.id) : nullptr;
     if (stored) calibration = stored->parameters;
-    table.calibrated.push_back(stored.has_value());
+    table.calibrated.push_back(stored != nullptr);
     std::vector<LadderPrediction>& row = table.rows.emplace_back();
     const int cc = gpu.compute_capability.number();
     for (const kernels::RegistryEntry& entry : kernels::kRegistry) {

@@ -516,7 +516,7 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
   if (fs::exists(root / paths.notes)) {
     r.notes = parse_rung_notes(read_text(root / paths.notes, paths.notes), paths.notes, gpu.id);
   }
-  r.calibration = embedded_calibration(gpu.id);
+  if (const StoredCalibration* stored = embedded_calibration(gpu.id)) r.calibration = *stored;
   r.calibration_path = paths.calibration;
   const Calibration calibration = r.calibration ? r.calibration->parameters : Calibration{};
   r.roofline = make_roofline_report(gpu);
@@ -586,7 +586,7 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
         if (!stored) continue;
         const int distance = std::abs(other.compute_capability.number() - cc);
         if (!r.transferred_calibration || distance < nearest) {
-          r.transferred_calibration = stored;
+          r.transferred_calibration = *stored;
           nearest = distance;
         }
       }

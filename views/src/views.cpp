@@ -853,10 +853,9 @@ PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
 
 PredictReport make_predict_report(const GpuSpec& gpu, const PredictInput& input, bool calibrated,
                                   std::vector<std::string> notes) {
-  const std::optional<StoredCalibration> stored =
-      calibrated ? embedded_calibration(gpu.id) : std::nullopt;
+  const StoredCalibration* stored = calibrated ? embedded_calibration(gpu.id) : nullptr;
   Prediction prediction = kernels::predict(gpu, input, stored ? stored->parameters : Calibration{});
-  return predict_report_of(gpu, input, std::move(prediction), stored ? &*stored : nullptr,
+  return predict_report_of(gpu, input, std::move(prediction), stored,
                            std::move(notes));
 }
 

@@ -58,7 +58,8 @@ StoredCalibration parse_calibration(std::string_view json_text, std::string_view
 /// The file's text (2-space JSON, keys in a fixed order, 17 significant digits).
 std::string calibration_json(const StoredCalibration& calibration);
 
-/// The embedded calibration of a GPU id, if one is committed.
-std::optional<StoredCalibration> embedded_calibration(std::string_view gpu_id);
+/// The embedded calibration of a GPU id, or nullptr when none is committed. Parsed once; the
+/// object lives as long as the program (a prediction asks on every call: no copy).
+const StoredCalibration* embedded_calibration(std::string_view gpu_id);
 
 }  // namespace roofcast
