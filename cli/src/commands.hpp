@@ -18,5 +18,6 @@ int run_accuracy(const std::vector<std::string>& args);
 int run_rank(const std::vector<std::string>& args);
 int run_selection(const std::vector<std::string>& args);
 int run_report(const std::vector<std::string>& args);
+int run_sample(const std::vector<std::string>& args);
 
 }  // namespace roofcast::cli

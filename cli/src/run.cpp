@@ -24,6 +24,7 @@ const char* const kUsage =
     "  rank        rank a config space for a batch of problems (the tuner API)\n"
     "  selection   the selection experiment: roofcast's and three baselines' first choices\n"
     "              against the measured best config per shape\n"
+    "  sample      the measured sample of the config space and its shapes, with the split\n"
     "  report      a GPU's validation report (Markdown and SVG figures) from the committed\n"
     "              measurements and the model; prediction-only for a GPU never measured\n"
     "run 'roofcast <command> --help' for a command's options; 'roofcast --version' for the "
@@ -54,6 +55,7 @@ int run(const std::vector<std::string>& all) {
     if (command == "rank") return run_rank(args);
     if (command == "selection") return run_selection(args);
     if (command == "report") return run_report(args);
+    if (command == "sample") return run_sample(args);
     std::cerr << "roofcast: error: unknown command '" << command << "'\n" << kUsage;
     return kExitUsage;
   } catch (const UsageError& error) {

@@ -290,3 +290,32 @@ TEST(RankCli, CsvHasOneRowPerRankedConfig) {
 }
 
 }  // namespace
+
+TEST(SampleCli, CommittedIncludeIsTheGeneratorsOutput) {
+  const fs::path root = fs::path(ROOFCAST_DATA_DIR).parent_path();
+  const fs::path out =
+      fs::temp_directory_path() / ("roofcast_sample_" + std::to_string(::getpid()) + ".inc");
+  const CliRun run = run_cli("sample --write-include '" + out.string() + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_file(out), read_file(root / "kernels/sample/sample_configs.inc"))
+      << "kernels/sample/sample_configs.inc is stale: run `build/cli/roofcast sample "
+         "--write-include kernels/sample/sample_configs.inc --force`";
+  fs::remove(out);
+}
+
+TEST(SampleCli, JsonListsEveryConfigAndShapeWithTheSplit) {
+  const CliRun run = run_cli("sample --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc.at("kind"), "sample");
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_GE(doc.at("configs").size(), 400u);
+  EXPECT_GE(doc.at("shapes").size(), 16u);
+  int held_configs = 0;
+  for (const auto& c : doc.at("configs")) {
+    held_configs += c.at("held_out").get<bool>();
+    EXPECT_EQ(c.at("config").at("rung"), std::stoi(c.at("kernel_id").get<std::string>().substr(1, 2)));
+  }
+  EXPECT_GT(held_configs, 0);
+  expect_error("sample --gpu no-such-gpu", 2, "no-such-gpu");
+}
