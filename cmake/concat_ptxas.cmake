@@ -1,5 +1,6 @@
-# Concatenates the per-object ptxas reports (DIRECTORY/*.ptxas.txt) into OUTPUT.
-file(GLOB reports ${DIRECTORY}/*.ptxas.txt)
+# Concatenates the per-object ptxas reports (DIRECTORY/**/*.ptxas.txt: the ladder and, in the
+# sample build, the sample parts) into OUTPUT.
+file(GLOB_RECURSE reports ${DIRECTORY}/*.ptxas.txt)
 list(SORT reports)
 set(text "")
 foreach(report IN LISTS reports)

@@ -23,8 +23,9 @@ int run_sample(const std::vector<std::string>& args) {
   desc.add_options()("gpu", po::value<std::string>()->default_value("h200-sxm"),
                      "the GPU whose space the configs are drawn from (the GPU that measures them)")(
       "write-include", po::value<std::string>(),
-      "write the configs as the C++ include that compiles them (kernels/sample/"
-      "sample_configs.inc)")("force", "overwrite a --write-include file roofcast did not write");
+      "write the configs as the C++ include that compiles them "
+      "(kernels/include/roofcast/kernels/sample_configs.inc)")(
+      "force", "overwrite a --write-include file roofcast did not write");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;

@@ -297,9 +297,10 @@ TEST(SampleCli, CommittedIncludeIsTheGeneratorsOutput) {
       fs::temp_directory_path() / ("roofcast_sample_" + std::to_string(::getpid()) + ".inc");
   const CliRun run = run_cli("sample --write-include '" + out.string() + "'");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(read_file(out), read_file(root / "kernels/sample/sample_configs.inc"))
-      << "kernels/sample/sample_configs.inc is stale: run `build/cli/roofcast sample "
-         "--write-include kernels/sample/sample_configs.inc --force`";
+  EXPECT_EQ(read_file(out), read_file(root / "kernels/include/roofcast/kernels/sample_configs.inc"))
+      << "kernels/include/roofcast/kernels/sample_configs.inc is stale: run `build/cli/roofcast "
+         "sample "
+         "--write-include kernels/include/roofcast/kernels/sample_configs.inc --force`";
   fs::remove(out);
 }
 
@@ -314,7 +315,8 @@ TEST(SampleCli, JsonListsEveryConfigAndShapeWithTheSplit) {
   int held_configs = 0;
   for (const auto& c : doc.at("configs")) {
     held_configs += c.at("held_out").get<bool>();
-    EXPECT_EQ(c.at("config").at("rung"), std::stoi(c.at("kernel_id").get<std::string>().substr(1, 2)));
+    EXPECT_EQ(c.at("config").at("rung"),
+              std::stoi(c.at("kernel_id").get<std::string>().substr(1, 2)));
   }
   EXPECT_GT(held_configs, 0);
   expect_error("sample --gpu no-such-gpu", 2, "no-such-gpu");

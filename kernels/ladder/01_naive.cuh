@@ -8,13 +8,14 @@
 
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
 // Kernels are templated on their registry index, so every compiled function (and its name in
 // ptxas, cuobjdump and Nsight Compute output) maps back to exactly one kRegistry entry.
-template <std::size_t kIndex, int kBm = kRegistry[kIndex].config.bm,
-          int kBn = kRegistry[kIndex].config.bn>
+template <std::size_t kIndex, int kBm = compiled_config(kIndex).bm,
+          int kBn = compiled_config(kIndex).bn>
 __global__ void __launch_bounds__(kBm* kBn) sgemm_naive(SgemmArgs args) {
   static_assert(rules::naive_threads_match_tile(kBm, kBn),
                 "naive: one thread per C element, so BM * BN threads, at most 1024");
@@ -32,7 +33,7 @@ __global__ void __launch_bounds__(kBm* kBn) sgemm_naive(SgemmArgs args) {
 
 template <std::size_t kIndex>
 cudaError_t launch_naive(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {
-  constexpr TileConfig c = kRegistry[kIndex].config;
+  constexpr TileConfig c = compiled_config(kIndex);
   if (raster.kind != gemm::RasterKind::kRowMajor) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(ceil_div(std::int64_t{args.n}, c.bn)),
                   static_cast<unsigned>(ceil_div(std::int64_t{args.m}, c.bm)));
@@ -45,7 +46,7 @@ inline cudaError_t prepare_nothing() { return cudaSuccess; }
 struct NaiveMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
+    constexpr TileConfig c = compiled_config(kIndex);
     CompiledKernel compiled;
     compiled.function = reinterpret_cast<const void*>(&sgemm_naive<kIndex>);
     compiled.threads_per_block = c.bm * c.bn;

@@ -16,13 +16,14 @@
 #include "ladder/common.cuh"
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
-template <std::size_t kIndex, int kTile = kRegistry[kIndex].config.bm,
-          int kThreads = kRegistry[kIndex].config.threads>
+template <std::size_t kIndex, int kTile = compiled_config(kIndex).bm,
+          int kThreads = compiled_config(kIndex).threads>
 __global__ void __launch_bounds__(kThreads) sgemm_shared_tiling(SgemmArgs args) {
-  constexpr TileConfig c = kRegistry[kIndex].config;
+  constexpr TileConfig c = compiled_config(kIndex);
   static_assert(rules::smem_tiling_tile_is_square(c.bm, c.bn, c.bk),
                 "shared tiling: the tile is square, BM = BN = BK, so every thread loads one A "
                 "and one B element per K step");

@@ -22,14 +22,15 @@
 #include "ladder/common.cuh"
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
-template <std::size_t kIndex, int kBm = kRegistry[kIndex].config.bm,
-          int kBn = kRegistry[kIndex].config.bn, int kBk = kRegistry[kIndex].config.bk,
-          int kTm = kRegistry[kIndex].config.tm, int kThreads = kRegistry[kIndex].config.threads>
+template <std::size_t kIndex, int kBm = compiled_config(kIndex).bm,
+          int kBn = compiled_config(kIndex).bn, int kBk = compiled_config(kIndex).bk,
+          int kTm = compiled_config(kIndex).tm, int kThreads = compiled_config(kIndex).threads>
 __global__ void __launch_bounds__(kThreads) sgemm_thread_tiling_1d(SgemmArgs args) {
-  static_assert(rules::tiling_1d_is_one_column(kRegistry[kIndex].config.tn),
+  static_assert(rules::tiling_1d_is_one_column(compiled_config(kIndex).tn),
                 "1D thread tiling: each thread owns one C column, TN = 1");
   static_assert(rules::tiling_thread_tile_divides_block(kBm, kBn, kTm, 1),
                 "1D thread tiling: the thread tile divides the block tile, BM % TM == 0");

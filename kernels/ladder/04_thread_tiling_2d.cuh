@@ -22,13 +22,14 @@
 #include "ladder/common.cuh"
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
-template <std::size_t kIndex, int kBm = kRegistry[kIndex].config.bm,
-          int kBn = kRegistry[kIndex].config.bn, int kBk = kRegistry[kIndex].config.bk,
-          int kTm = kRegistry[kIndex].config.tm, int kTn = kRegistry[kIndex].config.tn,
-          int kThreads = kRegistry[kIndex].config.threads>
+template <std::size_t kIndex, int kBm = compiled_config(kIndex).bm,
+          int kBn = compiled_config(kIndex).bn, int kBk = compiled_config(kIndex).bk,
+          int kTm = compiled_config(kIndex).tm, int kTn = compiled_config(kIndex).tn,
+          int kThreads = compiled_config(kIndex).threads>
 __global__ void __launch_bounds__(kThreads, rules::tiling_min_blocks_per_sm(kBm, kBn, kBk, kTm, kTn,
                                                                             kThreads))
     sgemm_thread_tiling_2d(SgemmArgs args) {

@@ -31,6 +31,7 @@
 #include "ladder/common.cuh"
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
@@ -147,15 +148,15 @@ __device__ __forceinline__ void check_vectorized_tile() {
                 "vectorized: the kernel moves float4, vector_width must be 4");
 }
 
-template <std::size_t kIndex, int kBm = kRegistry[kIndex].config.bm,
-          int kBn = kRegistry[kIndex].config.bn, int kBk = kRegistry[kIndex].config.bk,
-          int kTm = kRegistry[kIndex].config.tm, int kTn = kRegistry[kIndex].config.tn,
-          int kThreads = kRegistry[kIndex].config.threads>
+template <std::size_t kIndex, int kBm = compiled_config(kIndex).bm,
+          int kBn = compiled_config(kIndex).bn, int kBk = compiled_config(kIndex).bk,
+          int kTm = compiled_config(kIndex).tm, int kTn = compiled_config(kIndex).tn,
+          int kThreads = compiled_config(kIndex).threads>
 __global__ void __launch_bounds__(kThreads, rules::tiling_min_blocks_per_sm(kBm, kBn, kBk, kTm, kTn,
                                                                             kThreads))
     sgemm_vectorized(SgemmArgs args) {
-  check_vectorized_tile<kBm, kBn, kBk, kTm, kTn, kThreads, kRegistry[kIndex].config.vector_width>();
-  static_assert(kRegistry[kIndex].config.layout == gemm::SmemLayout::kPlain,
+  check_vectorized_tile<kBm, kBn, kBk, kTm, kTn, kThreads, compiled_config(kIndex).vector_width>();
+  static_assert(compiled_config(kIndex).layout == gemm::SmemLayout::kPlain,
                 "vectorized: rung 5 keeps the plain layout (padding and swizzle are rung 6)");
   vectorized_block<gemm::SmemLayout::kPlain, kBm, kBn, kBk, kTm, kTn, kThreads>(args);
 }

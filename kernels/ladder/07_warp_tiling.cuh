@@ -15,6 +15,7 @@
 
 #include "ladder/warp_common.cuh"
 #include "launch_table.cuh"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
@@ -67,7 +68,7 @@ cudaError_t prepare_warp_tiling() {
 struct WarpTilingMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
+    constexpr TileConfig c = compiled_config(kIndex);
     CompiledKernel compiled;
     compiled.function = reinterpret_cast<const void*>(&sgemm_warp_tiling<kIndex>);
     compiled.threads_per_block = c.threads;

@@ -16,6 +16,7 @@
 
 #include "ladder/warp_common.cuh"
 #include "launch_table.cuh"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
@@ -85,7 +86,7 @@ cudaError_t prepare_double_buffered() {
 struct DoubleBufferedMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
+    constexpr TileConfig c = compiled_config(kIndex);
     CompiledKernel compiled;
     compiled.function = reinterpret_cast<const void*>(&sgemm_double_buffered<kIndex>);
     compiled.threads_per_block = c.threads;

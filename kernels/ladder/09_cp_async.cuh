@@ -28,6 +28,7 @@
 
 #include "ladder/warp_common.cuh"
 #include "launch_table.cuh"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
@@ -194,7 +195,7 @@ cudaError_t prepare_cp_async() {
 struct CpAsyncMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
+    constexpr TileConfig c = compiled_config(kIndex);
     CompiledKernel compiled;
     compiled.function = reinterpret_cast<const void*>(&sgemm_cp_async<kIndex>);
     compiled.threads_per_block = c.threads;

@@ -51,6 +51,7 @@
 
 #include "ladder/warp_common.cuh"
 #include "launch_table.cuh"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 namespace cluster {
@@ -406,7 +407,7 @@ cudaError_t prepare_cluster() {
 struct ClusterMaker {
   template <std::size_t kIndex>
   static CompiledKernel make() {
-    constexpr TileConfig c = kRegistry[kIndex].config;
+    constexpr TileConfig c = compiled_config(kIndex);
     CompiledKernel compiled;
     compiled.function = reinterpret_cast<const void*>(&sgemm_cluster<kIndex>);
     compiled.threads_per_block = c.threads;

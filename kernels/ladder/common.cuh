@@ -14,6 +14,7 @@
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/kernels/rules_rungs_1_6.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder {
 
@@ -149,7 +150,7 @@ struct SmemTile {
 /// launch-table entry.
 template <std::size_t kIndex, void (*kKernel)(SgemmArgs)>
 struct TiledKernelHost {
-  static constexpr TileConfig kConfig = kRegistry[kIndex].config;
+  static constexpr TileConfig kConfig = compiled_config(kIndex);
   static constexpr int kSharedBytes = rules::shared_memory_bytes_rungs_1_6(kConfig);
 
   static cudaError_t launch(const SgemmArgs& args, gemm::RasterOrder raster, cudaStream_t stream) {

@@ -19,13 +19,14 @@
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/kernels/rules_rungs_7_10.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::ladder::warp {
 
-/// Compile-time geometry of registry entry kIndex (a rung-7..10 config).
+/// Compile-time geometry of compiled kernel kIndex (a rung-7..10 config; kernels/sample.hpp).
 template <std::size_t kIndex>
 struct Geometry {
-  static constexpr TileConfig kConfig = kRegistry[kIndex].config;
+  static constexpr TileConfig kConfig = compiled_config(kIndex);
   static constexpr int kBm = kConfig.bm;
   static constexpr int kBn = kConfig.bn;
   static constexpr int kBk = kConfig.bk;

@@ -33,8 +33,22 @@ struct LaunchTable {
 }  // namespace
 
 const CompiledKernel& compiled_kernel(std::size_t index) {
-  static const LaunchTable table;
-  return table.entries[index];
+  if (index < kRegistrySize) {
+    static const LaunchTable table;
+    return table.entries[index];
+  }
+  const CompiledKernel* sampled =
+      index < kCompiledSize ? detail::sample_kernel(index - kRegistrySize) : nullptr;
+  if (sampled == nullptr || sampled->launch == nullptr) {
+    std::fprintf(stderr,
+                 "roofcast: compiled kernel %zu is not in this build (the registry has %zu, the "
+                 "sample %zu: configure with -DROOFCAST_BUILD_SAMPLE=ON for the sample)\n",
+                 index, kRegistrySize, kSampleSize);
+    std::abort();
+  }
+  return *sampled;
 }
+
+bool sample_kernels_compiled() { return detail::sample_kernel(0) != nullptr; }
 
 }  // namespace roofcast::kernels

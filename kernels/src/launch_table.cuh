@@ -9,6 +9,7 @@
 
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 namespace roofcast::kernels::detail {
 
@@ -41,6 +42,10 @@ void fill_rung_07(CompiledKernel* table);
 void fill_rung_08(CompiledKernel* table);
 void fill_rung_09(CompiledKernel* table);
 void fill_rung_10(CompiledKernel* table);
+
+/// The sample's compiled kernel `sample_index` (< kSampleSize): src/sample_table.cu in the
+/// sample build (ROOFCAST_BUILD_SAMPLE=ON), else src/no_sample.cu, which has none (nullptr).
+const CompiledKernel* sample_kernel(std::size_t sample_index);
 
 /// One block per C tile, tile chosen by the raster order (rungs >= 7) or row-major.
 inline cudaError_t check_raster(const TileConfig& config, gemm::RasterOrder raster) {

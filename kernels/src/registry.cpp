@@ -1,4 +1,5 @@
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 
 #include <vector>
 
@@ -274,6 +275,13 @@ std::size_t find_kernel(std::string_view id) {
     if (kernel_id(kRegistry[i].config) == id) return i;
   }
   return kRegistrySize;
+}
+
+std::size_t find_compiled_kernel(std::string_view id) {
+  for (std::size_t i = 0; i < kCompiledSize; ++i) {
+    if (kernel_id(compiled_config(i)) == id) return i;
+  }
+  return kCompiledSize;
 }
 
 }  // namespace roofcast::kernels

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 #include "roofcast/spec.hpp"
 
 namespace roofcast::kernels {
@@ -266,6 +267,20 @@ TEST(Raster, TextRoundTripsAndRejectsJunk) {
   }
   EXPECT_EQ(gemm::parse_smem_layout("swizzled"), gemm::SmemLayout::kSwizzled);
   EXPECT_FALSE(gemm::parse_smem_layout("xor").has_value());
+}
+
+TEST(CompiledKernels, TheRegistryThenTheSampleNoneTwice) {
+  ASSERT_GE(kSampleSize, 400u);
+  EXPECT_EQ(kCompiledSize, kRegistrySize + kSampleSize);
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < kCompiledSize; ++i) {
+    const TileConfig& c = compiled_config(i);
+    EXPECT_EQ(c, i < kRegistrySize ? kRegistry[i].config : kSampleConfigs[i - kRegistrySize]);
+    EXPECT_TRUE(ids.insert(kernel_id(c)).second) << kernel_id(c) << " is compiled twice";
+    EXPECT_EQ(find_compiled_kernel(kernel_id(c)), i);
+  }
+  EXPECT_EQ(find_compiled_kernel("r99-nothing"), kCompiledSize);
+  EXPECT_TRUE(sample_obeys_tile_rules());
 }
 
 }  // namespace

@@ -45,7 +45,15 @@ void put_number(json& object, const char* key, const std::optional<double>& valu
 }
 
 std::string_view role_text(kernels::Role role) {
-  return role == kernels::Role::kLadder ? "ladder" : "sweep";
+  switch (role) {
+    case kernels::Role::kLadder:
+      return "ladder";
+    case kernels::Role::kSweep:
+      return "sweep";
+    case kernels::Role::kSample:
+      return "sample";
+  }
+  return "sweep";
 }
 
 json context_json(const LadderContext& c) {
@@ -89,19 +97,19 @@ json measured_json(const MeasuredCeilings& m) {
 }
 
 json kernel_json(const MeasuredKernel& k) {
-  json out = {{"id", k.id},
-              {"registry_index", k.registry_index},
-              {"rung", k.config.rung},
-              {"role", std::string(role_text(k.role))},
-              {"config", gemm::config_json(k.config)},
-              {"threads_per_block", k.threads_per_block},
-              {"registers_per_thread", k.registers_per_thread},
-              {"static_shared_bytes", k.static_shared_bytes},
-              {"dynamic_shared_bytes", k.dynamic_shared_bytes},
-              {"max_dynamic_shared_bytes", k.max_dynamic_shared_bytes},
-              {"local_bytes", k.local_bytes},
-              {"binary_version", k.binary_version},
-              {"runtime_blocks_per_sm", k.runtime_blocks_per_sm}};
+  json out = {{"id", k.id}};
+  if (k.role != kernels::Role::kSample) out["registry_index"] = k.registry_index;
+  out.update(json{{"rung", k.config.rung},
+                  {"role", std::string(role_text(k.role))},
+                  {"config", gemm::config_json(k.config)},
+                  {"threads_per_block", k.threads_per_block},
+                  {"registers_per_thread", k.registers_per_thread},
+                  {"static_shared_bytes", k.static_shared_bytes},
+                  {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+                  {"max_dynamic_shared_bytes", k.max_dynamic_shared_bytes},
+                  {"local_bytes", k.local_bytes},
+                  {"binary_version", k.binary_version},
+                  {"runtime_blocks_per_sm", k.runtime_blocks_per_sm}});
   put(out, "preferred_carveout_percent", k.preferred_carveout_percent);
   put(out, "runtime_max_active_clusters", k.runtime_max_active_clusters);
   return out;
@@ -321,26 +329,14 @@ gemm::TileConfig read_config(Reader r) {
   return c;
 }
 
-MeasuredKernel read_kernel(Reader r) {
-  MeasuredKernel k;
-  k.id = r.string("id");
+/// A registry kernel (role ladder or sweep): the file's kernel is this build's registry entry,
+/// same index, config and role.
+void check_registry_kernel(Reader& r, MeasuredKernel& k, const std::string& role) {
   constexpr int kLastIndex = static_cast<int>(kernels::kRegistrySize) - 1;
   k.registry_index = static_cast<int>(r.integer_in(
       "registry_index", 0, kLastIndex,
       "an index into this build's kernel registry, 0.." + std::to_string(kLastIndex) +
           " (kernels::kRegistrySize is " + std::to_string(kernels::kRegistrySize) + ")"));
-  const int rung = r.int32("rung", 1);
-  const std::string role = r.string("role");
-  if (role != "ladder" && role != "sweep") r.fail(r.where("role"), "ladder or sweep", role);
-  k.role = role == "ladder" ? kernels::Role::kLadder : kernels::Role::kSweep;
-  k.config = read_config(r.object("config"));
-  if (k.config.rung != rung) {
-    r.fail(r.where("rung"), "the rung of config (" + std::to_string(k.config.rung) + ")", rung);
-  }
-  if (kernels::kernel_id(k.config) != k.id) {
-    r.fail(r.where("id"), "the id of its config, '" + kernels::kernel_id(k.config) + "'", k.id);
-  }
-  // The file's kernel is this build's registry entry: same index, config and role.
   const std::size_t listed = kernels::find_kernel(k.id);
   if (listed != static_cast<std::size_t>(k.registry_index)) {
     r.fail(r.where("registry_index"),
@@ -361,6 +357,46 @@ MeasuredKernel read_kernel(Reader r) {
            "the role of registry entry " + std::to_string(listed) + ", \"" +
                std::string(role_text(entry.role)) + "\"",
            role);
+  }
+}
+
+/// A sample kernel (role sample): named by its id alone, so a committed run stays readable when
+/// the sample is drawn anew; its config obeys the tile rules and is not a registry config.
+void check_sample_kernel(Reader& r, MeasuredKernel& k) {
+  if (r.has("registry_index")) {
+    r.fail(r.where("registry_index"), "absent for a sample kernel (its id names it)");
+  }
+  k.registry_index = -1;
+  if (const char* rule = kernels::violated_rule(k.config)) {
+    r.fail(r.where("config"), std::string("a config that obeys the tile rules (") + rule + ")");
+  }
+  if (kernels::find_kernel(k.id) != kernels::kRegistrySize) {
+    r.fail(r.where("role"), "ladder or sweep: the registry has this config", "sample");
+  }
+}
+
+MeasuredKernel read_kernel(Reader r) {
+  MeasuredKernel k;
+  k.id = r.string("id");
+  const int rung = r.int32("rung", 1);
+  const std::string role = r.string("role");
+  if (role != "ladder" && role != "sweep" && role != "sample") {
+    r.fail(r.where("role"), "ladder, sweep or sample", role);
+  }
+  k.role = role == "ladder"  ? kernels::Role::kLadder
+           : role == "sweep" ? kernels::Role::kSweep
+                             : kernels::Role::kSample;
+  k.config = read_config(r.object("config"));
+  if (k.config.rung != rung) {
+    r.fail(r.where("rung"), "the rung of config (" + std::to_string(k.config.rung) + ")", rung);
+  }
+  if (kernels::kernel_id(k.config) != k.id) {
+    r.fail(r.where("id"), "the id of its config, '" + kernels::kernel_id(k.config) + "'", k.id);
+  }
+  if (k.role == kernels::Role::kSample) {
+    check_sample_kernel(r, k);
+  } else {
+    check_registry_kernel(r, k, role);
   }
   k.threads_per_block = r.int32_in("threads_per_block", 1, kMaxThreadsPerBlock);
   k.registers_per_thread = r.int32_in("registers_per_thread", 0, kMaxRegistersPerThread);
@@ -582,13 +618,15 @@ std::string_view to_string(CaseSet set) {
       return "check";
     case CaseSet::kSelection:
       return "selection";
+    case CaseSet::kSample:
+      return "sample";
   }
   return "ladder";
 }
 
 std::optional<CaseSet> parse_case_set(std::string_view text) {
   for (CaseSet set : {CaseSet::kLadder, CaseSet::kSweep, CaseSet::kTrainingSweep, CaseSet::kCheck,
-                      CaseSet::kSelection}) {
+                      CaseSet::kSelection, CaseSet::kSample}) {
     if (text == to_string(set)) return set;
   }
   return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include "roofcast/compute_capability.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 #include "sgemm_check.hpp"
 
 namespace roofcast::validation {
@@ -200,11 +201,12 @@ CheckResult SgemmChecker::check_kernel(std::size_t index, const gemm::Problem& p
                                        gemm::RasterOrder raster, std::uint64_t seed,
                                        bool with_beta) {
   CheckResult result;
-  if (index >= kernels::kRegistrySize) {
-    result.detail = "no registry entry " + std::to_string(index);
+  if (index >= kernels::kCompiledSize ||
+      (index >= kernels::kRegistrySize && !kernels::sample_kernels_compiled())) {
+    result.detail = "no compiled kernel " + std::to_string(index) + " in this build";
     return result;
   }
-  const kernels::TileConfig& config = kernels::kRegistry[index].config;
+  const kernels::TileConfig& config = kernels::compiled_config(index);
   int device = 0, major = 0, minor = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cc");

@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "microbench.hpp"
+#include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
 #include "roofcast/validation/ncu_pass.hpp"
 #include "roofcast/validation/run_context.hpp"
@@ -58,6 +60,7 @@ struct Options {
   bool ncu = false;
   std::string ncu_kernels_regex;
   std::string ncu_log_dir;
+  bool sample = false;
   std::vector<std::string> profile_cases;  // hidden: the child run under ncu
 };
 
@@ -90,7 +93,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
       "selection", po::bool_switch(&options.selection),
       "the selection experiment alone: cuBLAS and every registered config at the selection "
       "shapes (no ladder or sweep sets, no microbenchmarks)")(
-      "repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
+      "sample", po::bool_switch(&options.sample),
+      "the measured sample alone (docs/sample.md): cuBLAS, the registry's rungs 4-10 and the "
+      "sample's configs at the sample shapes and the sweep shapes; needs a build with "
+      "-DROOFCAST_BUILD_SAMPLE=ON")("repeats", po::value(&options.repeats),
+                                    "timed launches per case (default 20)")(
       "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
       "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
       "ncu", po::bool_switch(&options.ncu),
@@ -123,6 +130,13 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   }
   if (options.warmups < 0) {
     return usage_error("--warmups must be at least 0, got " + std::to_string(options.warmups));
+  }
+  if (options.sample && options.selection) {
+    return usage_error("--sample and --selection are two runs; give one");
+  }
+  if (options.sample && !kernels::sample_kernels_compiled()) {
+    return usage_error(
+        "--sample: this build has no sample kernels (configure with -DROOFCAST_BUILD_SAMPLE=ON)");
   }
   if (options.selection && options.check_only) {
     return usage_error("--selection times its cases; it cannot go with --check-only");
@@ -168,10 +182,12 @@ int profile_cases(const Options& options) {
 
 MeasuredKernel measured_kernel(std::size_t index, const KernelResources& r) {
   MeasuredKernel k;
-  k.id = kernels::kernel_id(kernels::kRegistry[index].config);
-  k.registry_index = static_cast<int>(index);
-  k.role = kernels::kRegistry[index].role;
-  k.config = kernels::kRegistry[index].config;
+  // Compiled index `index`: a registry entry, or a sample config (kernels/sample.hpp).
+  const bool registered = index < kernels::kRegistrySize;
+  k.config = kernels::compiled_config(index);
+  k.id = kernels::kernel_id(k.config);
+  k.registry_index = registered ? static_cast<int>(index) : -1;
+  k.role = registered ? kernels::kRegistry[index].role : kernels::Role::kSample;
   k.threads_per_block = r.threads_per_block;
   k.registers_per_thread = r.registers_per_thread;
   k.static_shared_bytes = r.static_shared_bytes;
@@ -225,7 +241,7 @@ MeasuredCase measured_case(const PlannedCase& planned, const CaseRun& run,
     c.tflops = tflops_of(c.problem, c.time_ms->median);
   }
   if (planned.spec.registry_index) {
-    const gemm::TileConfig& config = kernels::kRegistry[*planned.spec.registry_index].config;
+    const gemm::TileConfig& config = kernels::compiled_config(*planned.spec.registry_index);
     c.grid_blocks = grid_blocks_of(c.problem, config);
     const int blocks_per_sm = kernels.at(*planned.spec.registry_index).runtime_blocks_per_sm;
     if (blocks_per_sm > 0) {
@@ -361,6 +377,7 @@ int run(const Options& options, const std::string& command_line) {
   plan_options.quick = options.quick;
   plan_options.check_only = options.check_only;
   plan_options.selection = options.selection;
+  plan_options.sample = options.sample;
   plan_options.ncu = options.ncu || !options.ncu_kernels_regex.empty();
   plan_options.kernels_regex = options.kernels_regex;
   plan_options.ncu_kernels_regex = options.ncu_kernels_regex;
@@ -373,6 +390,7 @@ int run(const Options& options, const std::string& command_line) {
       std::string(options.quick ? "quick" : "full") + (options.check_only ? " check-only" : "");
   if (c.mode == "full check-only") c.mode = "check-only";
   if (options.selection) c.mode = options.quick ? "quick selection" : "selection";
+  if (options.sample) c.mode = options.quick ? "quick sample" : "sample";
   c.command_line = command_line;
   c.gpu_name = device.name;
   c.spec_id = spec.id;
@@ -401,7 +419,7 @@ int run(const Options& options, const std::string& command_line) {
             << c.compute_capability << ", " << device.sm_count << " SMs), " << plan.size()
             << " cases, mode " << c.mode << ", clock source: " << clock.source() << std::endl;
 
-  if (!options.check_only && !options.selection) {
+  if (!options.check_only && !options.selection && !options.sample) {
     const MicrobenchResults results =
         run_microbenchmarks([](const std::string& line) { std::cout << line << std::endl; });
     m.microbenchmarks =

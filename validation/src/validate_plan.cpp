@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
+#include "roofcast/tune/sample.hpp"
 #include "roofcast/validation/model_accuracy.hpp"
 
 namespace roofcast::validation {
@@ -93,6 +95,20 @@ void add_sweep_set(const std::vector<Problem>& problems, CaseSet set,
   }
 }
 
+/// The sample set: cuBLAS, every registry config of rungs 4-10 and every sample config (compiled
+/// indices kRegistrySize..kCompiledSize-1) at each problem, in the sweep raster order.
+void add_sample_set(const std::vector<Problem>& problems, const NameFilter& kernels_filter,
+                    std::vector<PlannedCase>& plan) {
+  add_sweep_set(problems, CaseSet::kSample, kernels_filter, plan, 4, true);
+  for (const Problem& problem : problems) {
+    for (std::size_t i = kernels::kRegistrySize; i < kernels::kCompiledSize; ++i) {
+      const kernels::TileConfig& config = kernels::compiled_config(i);
+      if (!kernels_filter(kernels::kernel_id(config))) continue;
+      plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSample, false});
+    }
+  }
+}
+
 std::optional<std::int64_t> parse_dimension(std::string_view text) {
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -147,6 +163,18 @@ std::vector<Problem> selection_problems(bool quick) {
           {128, 128, 16384}, cube(1000),        {1999, 3001, 1537}};
 }
 
+std::vector<Problem> sample_problems(bool quick) {
+  std::vector<Problem> problems = tune::sample_shapes();
+  if (quick) return {problems.begin(), problems.begin() + 2};
+  for (const std::vector<Problem>& existing :
+       {sweep_problems(false), training_sweep_problems(false)}) {
+    for (const Problem& p : existing) {
+      if (!contains(problems, p)) problems.push_back(p);
+    }
+  }
+  return problems;
+}
+
 std::vector<Problem> check_problems() {
   return {cube(1), cube(17), {127, 129, 131}, {300, 512, 1000}};
 }
@@ -170,13 +198,16 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
   const NameFilter kernels_filter(options.kernels_regex);
   const NameFilter ncu_filter(options.ncu_kernels_regex);
   std::vector<PlannedCase> plan;
+  const bool alone = options.selection || options.sample;  // a set run without the others
   if (options.selection) {
     add_sweep_set(selection_problems(options.quick), CaseSet::kSelection, kernels_filter, plan, 1,
                   true);
+  } else if (options.sample) {
+    add_sample_set(sample_problems(options.quick), kernels_filter, plan);
   } else {
     add_ladder_set(options, kernels_filter, plan);
   }
-  if (!options.selection && !(options.check_only && options.quick)) {
+  if (!alone && !(options.check_only && options.quick)) {
     add_sweep_set(sweep_problems(options.quick), CaseSet::kSweep, kernels_filter, plan);
     add_sweep_set(training_sweep_problems(options.quick), CaseSet::kTrainingSweep, kernels_filter,
                   plan);
@@ -205,7 +236,7 @@ std::int64_t grid_blocks_of(const Problem& problem, const gemm::TileConfig& conf
 }
 
 std::string kernel_name(const CaseSpec& spec) {
-  return spec.registry_index ? kernels::kernel_id(kernels::kRegistry[*spec.registry_index].config)
+  return spec.registry_index ? kernels::kernel_id(kernels::compiled_config(*spec.registry_index))
                              : std::string(kCublasKernel);
 }
 
@@ -241,8 +272,8 @@ std::optional<CaseSpec> decode_profile_case(std::string_view text, std::string* 
   if (parts.size() != 5) return fail("expected KERNEL,M,N,K,RASTER");
   CaseSpec spec;
   if (parts[0] != kCublasKernel) {
-    const std::size_t index = kernels::find_kernel(parts[0]);
-    if (index == kernels::kRegistrySize) return fail("no registry kernel with that id");
+    const std::size_t index = kernels::find_compiled_kernel(parts[0]);
+    if (index == kernels::kCompiledSize) return fail("no registry or sample kernel with that id");
     spec.registry_index = index;
   }
   const auto m = parse_dimension(parts[1]), n = parse_dimension(parts[2]),

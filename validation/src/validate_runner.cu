@@ -10,6 +10,7 @@
 
 #include "roofcast/kernels/launch.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 #include "roofcast/validation/validate_runner.hpp"
 #include "sgemm_check.hpp"
 
@@ -79,7 +80,7 @@ DeviceReport read_device_report() {
 KernelResources read_kernel_resources(std::size_t index) {
   KernelResources r;
   const kernels::CompiledKernel& kernel = kernels::compiled_kernel(index);
-  const kernels::TileConfig& config = kernels::kRegistry[index].config;
+  const kernels::TileConfig& config = kernels::compiled_config(index);
   r.threads_per_block = kernel.threads_per_block;
   r.dynamic_shared_bytes = kernel.dynamic_shared_memory_bytes;
   cudaError_t status = kernel.prepare();

@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "roofcast/gemm_json.hpp"
 #include "roofcast/kernels/registry.hpp"
+#include "roofcast/kernels/sample.hpp"
 #include "roofcast/occupancy.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
 #include "roofcast/validation/ncu_pass.hpp"
@@ -290,7 +292,7 @@ TEST(LadderMeasurementLoader, NamesTheFieldOfEachError) {
   expect_error([](json& d) { d["kernels"][0]["rung"] = 9; }, "kernels[0].rung",
                "the rung of config");
   expect_error([](json& d) { d["kernels"][0]["role"] = "headline"; }, "kernels[0].role",
-               "ladder or sweep");
+               "ladder, sweep or sample");
   expect_error([](json& d) { d["kernels"][0]["config"]["layout"] = "diagonal"; },
                "kernels[0].config.layout", "plain, padded, swizzled");
   expect_error([](json& d) { d["kernels"].push_back(d["kernels"][0]); }, "kernels[1].id",
@@ -897,7 +899,7 @@ TEST(ValidatePlan, ProfileCasesRoundTripAndMalformedOnesAreRefused) {
   ASSERT_TRUE(cublas) << error;
   EXPECT_FALSE(cublas->registry_index);
   EXPECT_FALSE(decode_profile_case("r99-none,1,1,1,row_major", &error));
-  EXPECT_NE(error.find("no registry kernel"), std::string::npos);
+  EXPECT_NE(error.find("no registry or sample kernel"), std::string::npos);
   EXPECT_FALSE(decode_profile_case("cublas,0,1,1,row_major", &error));
   EXPECT_FALSE(decode_profile_case("cublas,1,1,1,sideways", &error));
   EXPECT_FALSE(decode_profile_case("cublas,1,1,1", &error));
@@ -1006,6 +1008,79 @@ TEST(NcuCsv, ErrorsAndUnits) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
   EXPECT_EQ(names.size(), 6 + ncu_stall_reasons().size());
+}
+
+}  // namespace
+}  // namespace roofcast::validation
+
+namespace roofcast::validation {
+namespace {
+
+/// The measurement of sample() with its kernel turned into the sample's first config.
+json with_sample_kernel() {
+  json d = sample_json();
+  const gemm::TileConfig& c = kernels::kSampleConfigs[0];
+  d["kernels"][0]["role"] = "sample";
+  d["kernels"][0].erase("registry_index");
+  d["kernels"][0]["config"] = gemm::config_json(c);
+  d["kernels"][0]["rung"] = c.rung;
+  d["kernels"][0]["id"] = kernels::kernel_id(c);
+  d["cases"][0]["kernel"] = kernels::kernel_id(c);
+  d["cases"][1]["kernel"] = kernels::kernel_id(c);
+  if (!kernels::takes_raster_order(c)) d["cases"][0]["raster"] = "row_major";
+  if (!kernels::takes_raster_order(c)) d["cases"][1]["raster"] = "row_major";
+  return d;
+}
+
+TEST(LadderMeasurementSample, ASampleKernelIsNamedByItsIdAndRoundTrips) {
+  const LadderMeasurement m = parse_ladder_measurement(with_sample_kernel().dump(), "s.json");
+  ASSERT_FALSE(m.kernels.empty());
+  EXPECT_EQ(m.kernels[0].role, kernels::Role::kSample);
+  EXPECT_EQ(m.kernels[0].registry_index, -1);
+  EXPECT_EQ(m.kernels[0].config, kernels::kSampleConfigs[0]);
+  const std::string text = to_json_text(m);
+  EXPECT_EQ(text.find("registry_index\": -1"), std::string::npos) << "no index for a sample kernel";
+  EXPECT_EQ(to_json_text(parse_ladder_measurement(text, "s.json")), text);
+}
+
+TEST(LadderMeasurementSample, ASampleKernelHasNoRegistryIndexAndIsNotARegistryConfig) {
+  json indexed = with_sample_kernel();
+  indexed["kernels"][0]["registry_index"] = 3;
+  EXPECT_NE(load_error(indexed).find("absent for a sample kernel"), std::string::npos)
+      << load_error(indexed);
+  json registered = sample_json();
+  registered["kernels"][0]["role"] = "sample";
+  registered["kernels"][0].erase("registry_index");
+  EXPECT_NE(load_error(registered).find("the registry has this config"), std::string::npos)
+      << load_error(registered);
+  json unknown = sample_json();
+  unknown["kernels"][0]["role"] = "probe";
+  EXPECT_NE(load_error(unknown).find("ladder, sweep or sample"), std::string::npos);
+}
+
+TEST(ValidatePlan, SampleIsCublasTheRegistrysRungsFourToTenAndTheSampleAtEachShapeAlone) {
+  PlanOptions options;
+  options.sample = true;
+  const std::vector<PlannedCase> plan = build_plan(options);
+  const std::vector<gemm::Problem> shapes = sample_problems(false);
+  ASSERT_GE(shapes.size(), 16u + 5u);  // the sample's shapes and the sweep shapes
+  std::size_t registry_4_to_10 = 0;
+  for (const kernels::RegistryEntry& e : kernels::kRegistry) registry_4_to_10 += e.config.rung >= 4;
+  EXPECT_EQ(plan.size(), shapes.size() * (1 + registry_4_to_10 + kernels::kSampleSize));
+  EXPECT_EQ(count_if(plan, [](const PlannedCase& c) { return c.set != CaseSet::kSample; }), 0u);
+  const std::size_t first_sample = kernels::kRegistrySize;
+  EXPECT_EQ(count_if(plan,
+                     [&](const PlannedCase& c) {
+                       return c.spec.registry_index == first_sample &&
+                              c.spec.raster == sweep_raster(kernels::kSampleConfigs[0]);
+                     }),
+            shapes.size());
+  EXPECT_EQ(kernel_name(CaseSpec{first_sample, {1, 1, 1}, {}}),
+            kernels::kernel_id(kernels::kSampleConfigs[0]));
+  const auto decoded = decode_profile_case(
+      kernels::kernel_id(kernels::kSampleConfigs[1]) + ",64,64,64,row_major", nullptr);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->registry_index, first_sample + 1);
 }
 
 }  // namespace

@@ -39,7 +39,12 @@ struct CompiledKernel {
                         cudaStream_t stream) = nullptr;
 };
 
-/// The compiled kernel of kRegistry[index]; index < kRegistrySize.
+/// The compiled kernel of compiled index `index` (kernels/sample.hpp: the registry, then the
+/// sample). A sample index in a build without the sample (ROOFCAST_BUILD_SAMPLE=OFF) aborts with
+/// a message: check sample_kernels_compiled() first.
 const CompiledKernel& compiled_kernel(std::size_t index);
+
+/// Whether this build compiled the sample's kernels (ROOFCAST_BUILD_SAMPLE=ON).
+bool sample_kernels_compiled();
 
 }  // namespace roofcast::kernels

@@ -23,6 +23,7 @@ using gemm::TileConfig;
 enum class Role : int {
   kLadder = 0,  // the rung's headline config: the ladder table shows it
   kSweep = 1,   // one point of the rung's tile-parameter sweep
+  kSample = 2,  // a config of the measured sample (kernels/sample.hpp), not in the registry
 };
 
 struct RegistryEntry {

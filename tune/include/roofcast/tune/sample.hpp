@@ -18,7 +18,8 @@
 
 namespace roofcast::tune {
 
-/// The seed of the committed sample (kernels/sample/sample_configs.inc and the shapes).
+/// The seed of the committed sample (kernels/include/roofcast/kernels/sample_configs.inc and the
+/// shapes).
 inline constexpr std::uint64_t kSampleSeed = 20261202;
 
 /// splitmix64 (Steele, Lea, Flood 2014): a 64-bit state advanced by the golden-ratio constant

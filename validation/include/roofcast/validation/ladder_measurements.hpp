@@ -81,8 +81,8 @@ struct Microbenchmarks {
 /// A registry kernel as compiled for the device (cudaFuncGetAttributes) and its runtime
 /// occupancy (cudaOccupancyMaxActiveBlocksPerMultiprocessor with its dynamic shared memory).
 struct MeasuredKernel {
-  std::string id;  // kernels::kernel_id(config)
-  int registry_index = 0;
+  std::string id;          // kernels::kernel_id(config)
+  int registry_index = 0;  // -1 for a sample kernel (role kSample): its id names it
   kernels::Role role = kernels::Role::kSweep;
   gemm::TileConfig config;
   int threads_per_block = 0;
@@ -106,6 +106,7 @@ enum class CaseSet {
   kTrainingSweep,  // the same sweep at other shapes (2048^3, 512x2048x4096): training cases
   kCheck,          // --check-only: correctness at small sizes, never timed
   kSelection,      // --selection: every registered config at the selection shapes (tuner test)
+  kSample,         // --sample: the measured sample and the registry's rungs 4-10 (docs/sample.md)
 };
 std::string_view to_string(CaseSet set);
 std::optional<CaseSet> parse_case_set(std::string_view text);

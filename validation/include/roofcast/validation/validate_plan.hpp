@@ -28,6 +28,9 @@ struct PlanOptions {
   /// The selection set alone: cuBLAS and every registered config (one raster order each,
   /// sweep_raster) at selection_problems(); no other set.
   bool selection = false;
+  /// The sample set alone (docs/sample.md): cuBLAS, the registry's rungs 4-10 and the measured
+  /// sample's configs (one raster order each, sweep_raster) at sample_problems(); no other set.
+  bool sample = false;
   /// ECMAScript regex searched in each kernel id ("cublas" for cuBLAS); empty: every kernel.
   std::string kernels_regex;
   /// Overrides the Nsight Compute subset's kernels (same matching); empty: the default, the
@@ -47,6 +50,9 @@ std::vector<gemm::Problem> training_sweep_problems(bool quick);
 /// 512^3, 1024^3, 2048^3, 4096^3, 256x4096x4096, 4096x256x4096, 8192x1024x1024,
 /// 4096x4096x256, 128x128x16384, 1000^3, 1999x3001x1537; quick: 1000^3 and 256x1024x1024.
 std::vector<gemm::Problem> selection_problems(bool quick);
+/// The sample's shapes (tune::sample_shapes) and then the sweep and training-sweep shapes; quick:
+/// the first two sample shapes.
+std::vector<gemm::Problem> sample_problems(bool quick);
 /// Correctness-only sizes for --quick --check-only: 1, 17, 127x129x131, 300x512x1000.
 std::vector<gemm::Problem> check_problems();
 /// The raster orders a config is measured under in the ladder set: all four for rungs 7-10

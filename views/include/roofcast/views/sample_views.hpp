@@ -1,6 +1,6 @@
 // Renderers of the measured sample (tune/sample.hpp): text, the "sample" JSON document
 // (docs/schema.md) and the C++ include that compiles the sample's configs into the validation
-// binary (kernels/sample/sample_configs.inc).
+// binary (kernels/include/roofcast/kernels/sample_configs.inc).
 #pragma once
 
 #include <cstdint>
