@@ -106,9 +106,11 @@ std::vector<gemm::Problem> sample_shapes(const ShapeSampleOptions& options) {
     const bool small_k = i >= options.plain && i < options.plain + options.small_k;
     const bool small_m = i >= options.plain + options.small_k;
     gemm::Problem p;
-    p.m = log_uniform(options.minimum, small_m ? options.small_maximum : options.maximum);
-    p.n = log_uniform(options.minimum, options.maximum);
-    p.k = log_uniform(options.minimum, small_k ? options.small_maximum : options.maximum);
+    do {
+      p.m = log_uniform(options.minimum, small_m ? options.small_maximum : options.maximum);
+      p.n = log_uniform(options.minimum, options.maximum);
+      p.k = log_uniform(options.minimum, small_k ? options.small_maximum : options.maximum);
+    } while (p.flops() > options.max_flops);
     shapes.push_back(p);
   }
   return shapes;

@@ -16,7 +16,8 @@ namespace {
 using namespace roofcast;
 
 const std::vector<gemm::TileConfig>& h200_sample() {
-  static const std::vector<gemm::TileConfig> sample = tune::sample_configs(embedded_spec("h200-sxm"));
+  static const std::vector<gemm::TileConfig> sample =
+      tune::sample_configs(embedded_spec("h200-sxm"));
   return sample;
 }
 
@@ -49,9 +50,8 @@ TEST(SampleConfigs, AtLeast400FromEveryRungAndShapeNoneRegistered) {
     }
   }
   // The thin 128x16 warp tiles the ranking favours are measured.
-  EXPECT_TRUE(std::any_of(sample.begin(), sample.end(), [](const gemm::TileConfig& c) {
-    return c.wm == 128 && c.wn == 16;
-  }));
+  EXPECT_TRUE(std::any_of(sample.begin(), sample.end(),
+                          [](const gemm::TileConfig& c) { return c.wm == 128 && c.wn == 16; }));
 }
 
 TEST(SampleConfigs, TheSeedFixesTheDraw) {
@@ -72,6 +72,7 @@ TEST(SampleShapes, LogUniformWithSmallKAndSmallMAndOddExtents) {
       EXPECT_GE(x, 32);
       EXPECT_LE(x, 16384);
     }
+    EXPECT_LE(p.flops(), tune::ShapeSampleOptions{}.max_flops);
     odd += p.m % 4 != 0 || p.n % 4 != 0 || p.k % 4 != 0;
     small_k += p.k <= 128;
     small_m += p.m <= 128;

@@ -63,7 +63,9 @@ std::vector<gemm::TileConfig> sample_configs(const GpuSpec& gpu,
 /// What sample_shapes draws: M, N and K log-uniform over [minimum, maximum] (x = round(minimum *
 /// (maximum / minimum)^u), u uniform in [0, 1)), for `plain` shapes; then `small_k` shapes with K
 /// log-uniform over [minimum, small_maximum] and `small_m` shapes with M so, the other two
-/// extents as before.
+/// extents as before. A shape of more than max_flops (2 M N K) is drawn again from the same
+/// stream: the whole sample is measured at every shape, and one 16384^2 x 4096 shape would take
+/// more device time than all the others together.
 struct ShapeSampleOptions {
   std::uint64_t seed = kSampleSeed;
   std::int64_t minimum = 32;
@@ -72,6 +74,7 @@ struct ShapeSampleOptions {
   int plain = 14;
   int small_k = 3;
   int small_m = 3;
+  double max_flops = 0x1p39;  // 5.5e11 FLOPs: about 20 ms at 27 TFLOPS
 };
 
 std::vector<gemm::Problem> sample_shapes(const ShapeSampleOptions& options = {});
