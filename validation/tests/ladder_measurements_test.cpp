@@ -10,6 +10,8 @@
 #include <fstream>
 #include <functional>
 #include <regex>
+#include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -1081,6 +1083,41 @@ TEST(ValidatePlan, SampleIsCublasTheRegistrysRungsFourToTenAndTheSampleAtEachSha
       kernels::kernel_id(kernels::kSampleConfigs[1]) + ",64,64,64,row_major", nullptr);
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(decoded->registry_index, first_sample + 1);
+}
+
+}  // namespace
+}  // namespace roofcast::validation
+
+namespace roofcast::validation {
+namespace {
+
+// The committed sample run (data/measurements/h200-sxm/sample/, docs/sample.md): both parts load
+// with the strict reader, every case passed its check and was timed, and every sample config
+// was measured at every sample shape.
+TEST(CommittedSample, EveryConfigOfTheSampleWasMeasuredAtEveryShape) {
+  std::set<std::string> kernels;
+  std::set<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t>> cases;
+  for (const char* part : {"a", "b"}) {
+    const LadderMeasurement m =
+        load_ladder_measurement(fs::path(ROOFCAST_MEASUREMENTS_DIR) / "h200-sxm/sample" /
+                                (std::string("sgemm-sample-") + part + ".json"));
+    EXPECT_EQ(m.context.mode, "sample");
+    EXPECT_EQ(m.context.repeats, 20);
+    for (const MeasuredKernel& k : m.kernels) kernels.insert(k.id);
+    for (const MeasuredCase& c : m.cases) {
+      EXPECT_EQ(c.set, CaseSet::kSample);
+      EXPECT_EQ(c.outcome, Outcome::kPassed) << c.kernel;
+      EXPECT_TRUE(c.time_ms.has_value()) << c.kernel;
+      cases.insert({c.kernel, c.problem.m, c.problem.n, c.problem.k});
+    }
+  }
+  for (const gemm::TileConfig& config : kernels::kSampleConfigs) {
+    const std::string id = kernels::kernel_id(config);
+    EXPECT_EQ(kernels.count(id), 1u) << id;
+    for (const gemm::Problem& p : sample_problems(false)) {
+      EXPECT_EQ(cases.count({id, p.m, p.n, p.k}), 1u) << id << " at " << problem_text(p);
+    }
+  }
 }
 
 }  // namespace
