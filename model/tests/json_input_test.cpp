@@ -46,8 +46,7 @@ TEST(ObjectReader, EveryErrorNamesThePathAndTheBound) {
           "a": [1, 9], "l": [], "typo": 1})");
   const ReaderOptions options;
   ObjectReader reader(document, "", options);
-  EXPECT_EQ(failure_of([&] { reader.int32_in("n", 1, 4096); }),
-            "n: an integer in 1..4096, got 0");
+  EXPECT_EQ(failure_of([&] { reader.int32_in("n", 1, 4096); }), "n: an integer in 1..4096, got 0");
   EXPECT_EQ(failure_of([&] { reader.integer_in("big", 1, 10); }),
             "big: an integer in 1..10, got 18446744073709551615");
   EXPECT_EQ(failure_of([&] { reader.number_in("x", 0.001, 1e7, "GB/s"); }),

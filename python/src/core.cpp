@@ -155,8 +155,8 @@ class PythonPrediction {
 
   const nlohmann::json& document() const {
     if (!document_) {
-      document_ = views::predict_json(
-          views::predict_report_of(*gpu_, input_, prediction_, stored_));
+      document_ =
+          views::predict_json(views::predict_report_of(*gpu_, input_, prediction_, stored_));
     }
     return *document_;
   }

@@ -22,8 +22,8 @@ SampleReport make_sample_report(const GpuSpec& gpu) {
 
 std::string sample_text(const SampleReport& report) {
   std::ostringstream out;
-  out << "sample of " << report.gpu_id << "'s space (seed " << report.seed << "): "
-      << report.configs.size() << " configs, " << report.shapes.size() << " shapes\n";
+  out << "sample of " << report.gpu_id << "'s space (seed " << report.seed
+      << "): " << report.configs.size() << " configs, " << report.shapes.size() << " shapes\n";
   std::map<std::pair<int, int>, std::pair<int, int>> strata;  // (rung, shape) -> (all, held)
   for (const gemm::TileConfig& c : report.configs) {
     auto& [all, held] = strata[{c.rung, static_cast<int>(tune::tile_shape(c))}];

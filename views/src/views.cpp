@@ -855,8 +855,7 @@ PredictReport make_predict_report(const GpuSpec& gpu, const PredictInput& input,
                                   std::vector<std::string> notes) {
   const StoredCalibration* stored = calibrated ? embedded_calibration(gpu.id) : nullptr;
   Prediction prediction = kernels::predict(gpu, input, stored ? stored->parameters : Calibration{});
-  return predict_report_of(gpu, input, std::move(prediction), stored,
-                           std::move(notes));
+  return predict_report_of(gpu, input, std::move(prediction), stored, std::move(notes));
 }
 
 json predict_json(const PredictReport& report) {
