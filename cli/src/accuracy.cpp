@@ -23,8 +23,9 @@ int run_accuracy(const std::vector<std::string>& args) {
   add_gpu_options(desc);
   add_root_option(desc);
   desc.add_options()(
-      "measurements", po::value<std::string>(),
-      "the sgemm-ladder JSON (default: ROOT/data/measurements/<gpu id>/sgemm-ladder.json)")(
+      "measurements", po::value<std::vector<std::string>>()->multitoken(),
+      "measurement JSON files of the GPU (default: ROOT/data/measurements/<gpu id>/"
+      "sgemm-ladder.json and, where present, the sample's sample/sgemm-sample-*.json)")(
       "l2-model", po::value<std::string>()->default_value("roofcast"),
       "L2 model of the time model: roofcast or published")("cases", "list every case")(
       "write-calibration", po::value<std::string>(),
@@ -40,25 +41,34 @@ int run_accuracy(const std::vector<std::string>& args) {
   if (l2_text != "roofcast" && l2_text != "published") {
     throw UsageError("--l2-model must be roofcast or published, got '" + l2_text + "'");
   }
-  const std::string path =
+  const std::vector<std::string> paths =
       vm.count("measurements")
-          ? vm["measurements"].as<std::string>()
-          : (data_root_from(vm).path / "data" / "measurements" / gpu.id / "sgemm-ladder.json")
-                .string();
-  const auto measurement = roofcast::validation::load_ladder_measurement(path);
-  require_same_gpu(gpu, measurement, path);
+          ? vm["measurements"].as<std::vector<std::string>>()
+          : roofcast::validation::committed_measurement_paths(
+                data_root_from(vm).path / "data" / "measurements" / gpu.id);
+  std::vector<roofcast::validation::LadderMeasurement> measurements;
+  for (const std::string& path : paths) {
+    measurements.push_back(roofcast::validation::load_ladder_measurement(path));
+    require_same_gpu(gpu, measurements.back(), path);
+  }
+  std::vector<const roofcast::validation::LadderMeasurement*> pointers;
+  std::string joined_paths;
+  for (std::size_t i = 0; i < measurements.size(); ++i) {
+    pointers.push_back(&measurements[i]);
+    joined_paths += (i > 0 ? " + " : "") + paths[i];
+  }
   if (vm.count("write-calibration")) {
     roofcast::cli::check_may_overwrite(vm["write-calibration"].as<std::string>(),
                                        vm.count("force") != 0U, "--write-calibration");
   }
   const auto accuracy = roofcast::validation::evaluate_model(
-      gpu, measurement,
+      gpu, pointers,
       l2_text == "roofcast" ? roofcast::L2Model::kRoofcast : roofcast::L2Model::kPublished);
   if (vm.count("write-calibration")) {
     roofcast::StoredCalibration stored;
     stored.gpu_id = gpu.id;
-    stored.measurement = path;
-    stored.measurement_revision = measurement.context.git_revision;
+    stored.measurement = joined_paths;
+    stored.measurement_revision = accuracy.measurement_revision;
     stored.training_split = accuracy.training_split;
     stored.training_cases = accuracy.training.cases;
     stored.held_out_cases = accuracy.held_out.cases;

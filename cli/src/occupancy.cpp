@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "options.hpp"
+#include "roofcast/calibration.hpp"
 #include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/occupancy.hpp"
@@ -101,16 +102,22 @@ int run_occupancy(const std::vector<std::string>& args) {
       // copies of rungs 7-10 stage more registers), the ladder's 4096^3.
       const roofcast::KernelAnatomy anatomy =
           roofcast::kernels::anatomy({4096, 4096, 4096}, config, gpu.sm.shared_memory_banks);
-      const int needed = roofcast::estimate_registers(config, anatomy).total;
+      // The GPU's fitted register model where a calibration is committed.
+      const roofcast::StoredCalibration* stored = roofcast::embedded_calibration(gpu.id);
+      const roofcast::RegisterModel model =
+          stored != nullptr ? stored->parameters.registers : roofcast::RegisterModel{};
+      const int needed = roofcast::estimate_registers(config, anatomy, model).total;
       const int cap =
           std::max(1, roofcast::register_cap(sm, config.threads,
                                              roofcast::kernels::launch_bounds_min_blocks(config)));
       launch.registers_per_thread = std::min(needed, cap);
       notes.push_back("registers estimated by the model for an aligned problem (no --regs): " +
                       std::to_string(needed) + " needed" +
-                      (needed > cap ? ", capped at " + std::to_string(cap) + " (" +
-                                          std::to_string(needed - cap) + " spilled)"
-                                    : ""));
+                      (needed > cap + model.spill_margin
+                           ? ", capped at " + std::to_string(cap) + " (" +
+                                 std::to_string(needed - cap) + " spilled)"
+                       : needed > cap ? ", fitted into the cap of " + std::to_string(cap)
+                                      : ""));
     }
     if (const char* why = roofcast::kernels::not_runnable_reason(gpu, config)) {
       notes.push_back(std::string("the kernel does not run on ") + gpu.id + ": " + why);

@@ -33,6 +33,7 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Wa
   a.store_a = contiguous_store(s, a.global_a.instructions, 1);
   a.store_b = contiguous_store(s, a.global_b.instructions, 1);
   a.staging_registers = ceil_div(c.bm * c.bk, a.threads) + ceil_div(c.bk * c.bn, a.threads);
+  a.register_staged_loads = a.staging_registers;  // the tile's loads come before its stores
   const int threads_per_row = c.bn / c.tn;
   std::int64_t words[kWarpLanes] = {};
   const int a_width = fragment_read_floats_a(c);

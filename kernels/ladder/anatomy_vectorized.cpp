@@ -36,6 +36,7 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
       shared_wavefronts(words, s.lanes, kVectorFloats, s.banks, &a.store_b.wavefronts_ideal);
   a.staging_registers = kVectorFloats * (ceil_div(c.bm * c.bk / kVectorFloats, a.threads) +
                                          ceil_div(c.bk * c.bn / kVectorFloats, a.threads));
+  a.register_staged_loads = a.staging_registers;  // the tile's loads come before its stores
   // Fragments at k = 0, first float4.
   const int threads_per_row = c.bn / c.tn;
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int tr, int) {

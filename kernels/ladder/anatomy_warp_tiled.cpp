@@ -49,6 +49,7 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   const int lda = c.bm + kWarpTilingPadFloats;
   const int thread_cols = std::max(1, c.wn / c.tn);  // a warp's threads along N
   register_tile_work(c, a);
+  a.warp_tiled = true;
   a.a_vector = p.k % kVectorFloats == 0;
   a.b_vector = p.n % kVectorFloats == 0;
   // Prefetch distance: rung 8 one stage; rung 9 and rung 10 without a cluster S - 1; rung 10

@@ -1,10 +1,12 @@
 #include "roofcast/calibration.hpp"
 
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "roofcast/json_input.hpp"
+#include "roofcast/registers.hpp"
 
 #include "embedded_files.hpp"
 #include "roofcast/spec.hpp"
@@ -39,6 +41,20 @@ StoredCalibration read_calibration(const nlohmann::json& document) {
         parameters.number_in(parameter.name, parameter.zero_allowed ? 0.0 : 1e-12, 1e6);
   }
   parameters.reject_unknown_keys();
+  // Absent: the register estimate is the unfitted hand-written count (RegisterModel).
+  if (std::optional<ObjectReader> registers = root.optional_object("register_model")) {
+    RegisterModel& m = c.parameters.registers;
+    m.fitted = true;
+    m.intercept = registers->number_in("intercept", -1024, 1024);
+    ObjectReader coefficients = registers->object("coefficients");
+    for (int i = 0; i < kRegisterFeatureCount; ++i) {
+      m.coefficients[static_cast<std::size_t>(i)] =
+          coefficients.number_in(to_string(static_cast<RegisterFeature>(i)), -1024, 1024);
+    }
+    coefficients.reject_unknown_keys();
+    m.spill_margin = registers->number_in("spill_margin", 0, 255, "registers");
+    registers->reject_unknown_keys();
+  }
   root.reject_unknown_keys();
   return c;
 }
@@ -70,6 +86,17 @@ std::string calibration_json(const StoredCalibration& c) {
     parameters[std::string(parameter.name)] = c.parameters.*parameter.field;
   }
   j["parameters"] = parameters;
+  if (c.parameters.registers.fitted) {
+    const RegisterModel& m = c.parameters.registers;
+    ordered_json coefficients = ordered_json::object();
+    for (int i = 0; i < kRegisterFeatureCount; ++i) {
+      coefficients[std::string(to_string(static_cast<RegisterFeature>(i)))] =
+          m.coefficients[static_cast<std::size_t>(i)];
+    }
+    j["register_model"] = {{"intercept", m.intercept},
+                           {"coefficients", coefficients},
+                           {"spill_margin", m.spill_margin}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -1,6 +1,7 @@
 #include "roofcast/fit.hpp"
 
 #include "roofcast/calibration.hpp"
+#include "roofcast/registers.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -228,6 +229,46 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
     result.held_out_mape_percent = held_out_sum / result.held_out_cases;
   }
   return result;
+}
+
+RegisterModel fit_register_model(const std::vector<RegisterSample>& training) {
+  std::vector<const RegisterSample*> uncensored;
+  for (const RegisterSample& s : training) {
+    if (!s.spilled && s.ptxas_registers < s.cap) uncensored.push_back(&s);
+  }
+  constexpr int kColumns = kRegisterFeatureCount + 1;  // intercept first
+  if (static_cast<int>(uncensored.size()) < kColumns) {
+    throw std::invalid_argument("fit_register_model: " + std::to_string(uncensored.size()) +
+                                " configs below their register cap, need at least " +
+                                std::to_string(kColumns));
+  }
+  const auto n = static_cast<Eigen::Index>(uncensored.size());
+  Eigen::MatrixXd x(n, kColumns);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const RegisterSample& s = *uncensored[static_cast<std::size_t>(i)];
+    x(i, 0) = 1;
+    for (int j = 0; j < kRegisterFeatureCount; ++j) x(i, j + 1) = s.features[j];
+    y(i) = s.ptxas_registers;
+  }
+  const Eigen::VectorXd w = x.colPivHouseholderQr().solve(y);
+  RegisterModel model;
+  model.fitted = true;
+  model.intercept = w(0);
+  for (int j = 0; j < kRegisterFeatureCount; ++j) model.coefficients[j] = w(j + 1);
+  int best_right = -1;
+  for (int margin = 0; margin <= 64; ++margin) {
+    int right = 0;
+    for (const RegisterSample& s : training) {
+      const bool spills = fitted_registers(model, s.features) > s.cap + margin;
+      right += spills == s.spilled ? 1 : 0;
+    }
+    if (right > best_right) {
+      best_right = right;
+      model.spill_margin = margin;
+    }
+  }
+  return model;
 }
 
 }  // namespace roofcast

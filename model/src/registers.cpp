@@ -1,12 +1,58 @@
 #include "roofcast/registers.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "predict_steps.hpp"
 
 namespace roofcast {
 
-RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& a) {
+std::string_view to_string(RegisterFeature feature) {
+  switch (feature) {
+    case RegisterFeature::kAccumulators:
+      return "accumulators";
+    case RegisterFeature::kFragments:
+      return "fragments";
+    case RegisterFeature::kLiveStaging:
+      return "live_staging";
+    case RegisterFeature::kRegisterStaged:
+      return "register_staged";
+    case RegisterFeature::kPipeline:
+      return "pipeline";
+    case RegisterFeature::kWarpTiled:
+      return "warp_tiled";
+    case RegisterFeature::kVectorLoads:
+      return "vector_loads";
+    case RegisterFeature::kLog2Threads:
+      return "log2_threads";
+  }
+  return "unknown";
+}
+
+RegisterFeatures register_features(const gemm::TileConfig& config, const KernelAnatomy& a) {
+  RegisterFeatures f{};
+  auto set = [&f](RegisterFeature feature, double value) {
+    f[static_cast<std::size_t>(feature)] = value;
+  };
+  set(RegisterFeature::kAccumulators, a.outputs_per_thread);
+  set(RegisterFeature::kFragments, (a.a_fragment + a.b_fragment) * std::max(1, a.live_fragment_sets));
+  set(RegisterFeature::kLiveStaging, a.prefetch_tiles > 0 ? a.staging_registers : 0);
+  set(RegisterFeature::kRegisterStaged, a.register_staged_loads);
+  set(RegisterFeature::kPipeline, config.stages > 1 ? config.stages : 0);
+  set(RegisterFeature::kWarpTiled, a.warp_tiled ? 1 : 0);
+  set(RegisterFeature::kVectorLoads, config.vector_width == 4 ? 1 : 0);
+  set(RegisterFeature::kLog2Threads, std::log2(std::max(1, a.threads)));
+  return f;
+}
+
+int fitted_registers(const RegisterModel& model, const RegisterFeatures& features) {
+  double count = model.intercept;
+  for (std::size_t i = 0; i < features.size(); ++i) count += model.coefficients[i] * features[i];
+  return std::max(1, static_cast<int>(std::lround(count)));
+}
+
+RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& a,
+                                    const RegisterModel& model) {
   RegisterEstimate r;
   r.accumulators = a.outputs_per_thread;
   r.fragments = (a.a_fragment + a.b_fragment) * std::max(1, a.live_fragment_sets);
@@ -23,6 +69,10 @@ RegisterEstimate estimate_registers(const gemm::TileConfig& config, const Kernel
                             .transient_staging = transient,
                             .pipeline = r.pipeline},
                            r.addressing);
+  if (model.fitted) {
+    r.total = fitted_registers(model, register_features(config, a));
+    r.fitted = true;
+  }
   return r;
 }
 
@@ -58,7 +108,8 @@ namespace detail {
 
 void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction& p) {
   const KernelAnatomy& a = p.anatomy;
-  p.register_estimate = estimate_registers(p.config, a);
+  const RegisterModel& model = p.calibration.registers;
+  p.register_estimate = estimate_registers(p.config, a, model);
   SpillEstimate& spill = p.spill;
   if (input.registers_per_thread) {
     p.registers_per_thread = *input.registers_per_thread;
@@ -68,9 +119,12 @@ void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction&
   } else {
     p.registers_estimated = true;
     spill.registers_needed = p.register_estimate.total;
-    const int cap = register_cap(gpu.sm, p.config.threads, input.min_blocks_per_sm);
-    spill.registers_allocated = std::min(spill.registers_needed, std::max(1, cap));
-    spill.spilled_registers = spill.registers_needed - spill.registers_allocated;
+    const int cap = std::max(1, register_cap(gpu.sm, p.config.threads, input.min_blocks_per_sm));
+    spill.registers_allocated = std::min(spill.registers_needed, cap);
+    // The fitted model: within spill_margin of the cap ptxas fits the kernel without spilling.
+    const bool spills =
+        spill.registers_needed > cap + (model.fitted ? model.spill_margin : 0.0);
+    spill.spilled_registers = spills ? spill.registers_needed - cap : 0;
     spill.bytes_per_thread = static_cast<double>(spill.spilled_registers) * kFloatBytes;
     p.registers_per_thread = spill.registers_allocated;
   }

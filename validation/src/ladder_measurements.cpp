@@ -713,4 +713,21 @@ std::string to_json_text(const LadderMeasurement& m) {
   return out.str();
 }
 
+std::vector<std::string> committed_measurement_paths(const std::filesystem::path& gpu_directory) {
+  std::vector<std::string> paths{(gpu_directory / "sgemm-ladder.json").string()};
+  const std::filesystem::path sample = gpu_directory / "sample";
+  std::vector<std::string> parts;
+  if (std::filesystem::is_directory(sample)) {
+    for (const auto& entry : std::filesystem::directory_iterator(sample)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("sgemm-sample-", 0) == 0 && entry.path().extension() == ".json") {
+        parts.push_back(entry.path().string());
+      }
+    }
+  }
+  std::sort(parts.begin(), parts.end());
+  paths.insert(paths.end(), parts.begin(), parts.end());
+  return paths;
+}
+
 }  // namespace roofcast::validation

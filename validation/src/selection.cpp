@@ -75,7 +75,10 @@ SelectionReport evaluate_selection(const GpuSpec& gpu, const LadderMeasurement& 
   std::set<CaseKey> trained;
   if (training != nullptr) {
     for (const MeasuredCase& c : training->cases) {
-      if (in_training_split(c)) trained.insert(key_of(c));
+      const MeasuredKernel* kernel = training->find_kernel(c.kernel);
+      if (kernel != nullptr && in_training_split(kernel->config, c.problem)) {
+        trained.insert(key_of(c));
+      }
     }
   }
 

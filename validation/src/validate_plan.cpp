@@ -38,13 +38,23 @@ class NameFilter {
   std::optional<std::regex> regex_;
 };
 
+bool is_pow2(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/// The cases profiled for the model's mechanisms: the whole training sweep and every ladder case
+/// at the square power-of-two sizes (512..8192). Not the fit's split (tune::case_held_out, which
+/// takes three quarters of every set): Nsight Compute on all of those would cost more device
+/// time than the timing itself.
+bool mechanism_case(CaseSet set, const Problem& p) {
+  if (set == CaseSet::kTrainingSweep) return true;
+  return set == CaseSet::kLadder && p.m == p.n && p.n == p.k && is_pow2(p.m);
+}
+
 /// The default Nsight Compute subset: ladder configs of rungs 7-10 at the ncu sizes, each raster
 /// order (the L2 model's validation), rungs 1-6 and cuBLAS at 4096^3 (1024^3 with quick): the
 /// stall reasons that explain each rung's place on the ladder; rung 8's sweep configs at
-/// 256x4096x4096; and, for the model's mechanisms, every training case: the whole training sweep
-/// and every ladder case at the square power-of-two sizes.
+/// 256x4096x4096; and mechanism_case.
 bool default_profile(const PlannedCase& c, bool quick) {
-  if (!quick && in_training_split(c.set, c.spec.problem)) return true;
+  if (!quick && mechanism_case(c.set, c.spec.problem)) return true;
   // Rung 8's whole sweep at the skinny shape: the latency-bound regime of few blocks per SM.
   if (c.set == CaseSet::kSweep && c.spec.registry_index && !quick &&
       c.spec.problem == Problem{256, 4096, 4096}) {

@@ -38,6 +38,49 @@ std::string summary_line(const char* label, const validation::ErrorSummary& s) {
   return out.str();
 }
 
+std::string shape_line(const validation::SweepShape& s) {
+  return "  " + problem_text(s.problem) + ": " + std::to_string(s.configs) + " configs, Spearman " +
+         format("%.3f", s.spearman) + "; measured best " + s.measured_best + " " +
+         format("%.2f", s.measured_best_tflops) + " TFLOPS; model's top-1 " + s.predicted_best +
+         " measures " + format("%.2f", s.predicted_best_measured_tflops) + " (" +
+         format("%.1f%%", 100 * s.top1_fraction) + " of best; best of top 5 " +
+         format("%.1f%%", 100 * s.best_of_top5_fraction) + ")\n";
+}
+
+nlohmann::json shape_json(const validation::SweepShape& s) {
+  return {{"problem", problem_text(s.problem)},
+          {"held_out", s.held_out},
+          {"configs", s.configs},
+          {"spearman", s.spearman},
+          {"measured_best", s.measured_best},
+          {"measured_best_tflops", s.measured_best_tflops},
+          {"predicted_best", s.predicted_best},
+          {"predicted_best_measured_tflops", s.predicted_best_measured_tflops},
+          {"top1_fraction", s.top1_fraction},
+          {"best_of_top5_fraction", s.best_of_top5_fraction}};
+}
+
+nlohmann::json nan_as_null(double value) {
+  return std::isnan(value) ? nlohmann::json() : nlohmann::json(value);
+}
+
+nlohmann::json register_summary_json(const validation::RegisterAccuracy::Summary& s) {
+  return {{"configs", s.configs},
+          {"mean_abs_error", nan_as_null(s.mean_abs_error)},
+          {"mean_error", nan_as_null(s.mean_error)},
+          {"max_abs_error", s.max_abs_error},
+          {"worst", s.worst},
+          {"spills_correct", s.spills_correct}};
+}
+
+std::string register_line(const char* label, const validation::RegisterAccuracy::Summary& s) {
+  return "  " + std::string(label) + std::string(14 - std::string(label).size(), ' ') +
+         std::to_string(s.configs) + " configs  mean |error| " +
+         format("%5.1f", s.mean_abs_error) + " registers (mean " +
+         format("%+.1f", s.mean_error) + ", worst " + std::to_string(s.max_abs_error) + " " +
+         s.worst + "), spills right for " + format("%.1f%%", 100 * s.spills_correct) + "\n";
+}
+
 }  // namespace
 
 std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
@@ -56,6 +99,16 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
   out << summary_line("held-out", a.held_out);
   out << summary_line("all", a.all);
   out << summary_line("uncalibrated", a.uncalibrated_all);
+  if (a.held_out_both.cases > 0) {
+    out << summary_line("held x held", a.held_out_both);
+    out << "  (held x held: held-out configs at held-out shapes; with registers estimated:\n";
+    out << summary_line("  estimated", a.held_out_both_estimated);
+    out << summary_line("  held, est.", a.held_out_estimated);
+    out << "   )\nper rung, held-out configs at held-out shapes\n";
+    for (const auto& [rung, s] : a.per_rung_held_out_both) {
+      out << summary_line(("r" + std::to_string(rung)).c_str(), s);
+    }
+  }
   out << "\nper rung (training and held-out together)\n";
   for (const auto& [rung, s] : a.per_rung) {
     out << summary_line(
@@ -64,15 +117,19 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
         s);
   }
   out << "\ntile sweep (held out): rank correlation and top-1 selection\n";
-  for (const validation::SweepShape& s : a.sweep) {
-    out << "  " << problem_text(s.problem) << ": " << s.configs << " configs, Spearman "
-        << format("%.3f", s.spearman) << "; measured best " << s.measured_best << " "
-        << format("%.2f", s.measured_best_tflops) << " TFLOPS; model's top-1 " << s.predicted_best
-        << " measures " << format("%.2f", s.predicted_best_measured_tflops) << " ("
-        << format("%.1f%%", 100 * s.top1_fraction) << " of best; best of top 5 "
-        << format("%.1f%%", 100 * s.best_of_top5_fraction) << ")\n";
-  }
+  for (const validation::SweepShape& s : a.sweep) out << shape_line(s);
   out << "  all sweep cases together: Spearman " << format("%.3f", a.sweep_spearman_all) << "\n";
+  if (!a.sample.empty()) {
+    out << "\nsample: selection among every config measured at each shape (held-out shapes)\n";
+    for (const validation::SweepShape& s : a.sample) {
+      if (s.held_out) out << shape_line(s);
+    }
+  }
+  if (!a.registers.rows.empty()) {
+    out << "\nregister estimate against ptxas (rungs 4-10, per config)\n";
+    out << register_line("training", a.registers.training);
+    out << register_line("held-out", a.registers.held_out);
+  }
   out << "\nL2 hit rate against Nsight Compute (lts__t_sector_hit_rate), percentage points\n";
   for (const validation::L2Agreement& l2 : a.l2) {
     out << "  " << to_string(l2.model) << std::string(10 - to_string(l2.model).size(), ' ')
@@ -145,17 +202,29 @@ nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
   j["held_out"] = summary_json(a.held_out);
   j["all"] = summary_json(a.all);
   j["uncalibrated_all"] = summary_json(a.uncalibrated_all);
+  j["held_out_both"] = summary_json(a.held_out_both);
+  j["held_out_both_estimated"] = summary_json(a.held_out_both_estimated);
+  j["held_out_estimated"] = summary_json(a.held_out_estimated);
   for (const auto& [rung, s] : a.per_rung) j["per_rung"][std::to_string(rung)] = summary_json(s);
-  for (const validation::SweepShape& s : a.sweep) {
-    j["sweep"].push_back({{"problem", problem_text(s.problem)},
-                          {"configs", s.configs},
-                          {"spearman", s.spearman},
-                          {"measured_best", s.measured_best},
-                          {"measured_best_tflops", s.measured_best_tflops},
-                          {"predicted_best", s.predicted_best},
-                          {"predicted_best_measured_tflops", s.predicted_best_measured_tflops},
-                          {"top1_fraction", s.top1_fraction},
-                          {"best_of_top5_fraction", s.best_of_top5_fraction}});
+  j["per_rung_held_out_both"] = nlohmann::json::object();
+  for (const auto& [rung, s] : a.per_rung_held_out_both) {
+    j["per_rung_held_out_both"][std::to_string(rung)] = summary_json(s);
+  }
+  j["sweep"] = nlohmann::json::array();
+  for (const validation::SweepShape& s : a.sweep) j["sweep"].push_back(shape_json(s));
+  j["sample"] = nlohmann::json::array();
+  for (const validation::SweepShape& s : a.sample) j["sample"].push_back(shape_json(s));
+  j["registers"] = {{"training", register_summary_json(a.registers.training)},
+                    {"held_out", register_summary_json(a.registers.held_out)},
+                    {"rows", nlohmann::json::array()}};
+  for (const validation::RegisterAccuracy::Row& r : a.registers.rows) {
+    j["registers"]["rows"].push_back({{"kernel", r.kernel},
+                                      {"rung", r.rung},
+                                      {"training", r.training},
+                                      {"ptxas_registers", r.ptxas_registers},
+                                      {"estimated_registers", r.estimated_registers},
+                                      {"ptxas_spills", r.ptxas_spills},
+                                      {"estimated_spills", r.estimated_spills}});
   }
   j["sweep_spearman_all"] = a.sweep_spearman_all;
   for (const validation::L2Agreement& l2 : a.l2) {
@@ -171,10 +240,13 @@ nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
     j["cases"].push_back({{"name", c.name},
                           {"set", to_string(c.set)},
                           {"training", c.training},
+                          {"config_held_out", c.config_held_out},
+                          {"shape_held_out", c.shape_held_out},
                           {"duplicate", c.duplicate},
                           {"measured_tflops", c.measured_tflops},
                           {"predicted_tflops", c.predicted_tflops},
                           {"uncalibrated_tflops", c.uncalibrated_tflops},
+                          {"estimated_tflops", c.estimated_tflops},
                           {"error_percent", c.error_percent},
                           {"binding", to_string(c.binding)}});
   }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "roofcast/register_model.hpp"
 #include "roofcast/time_model.hpp"
 
 namespace roofcast {
@@ -62,5 +63,25 @@ struct FitResult {
 /// case trains, or a measured time is not positive.
 FitResult fit_calibration(const std::vector<FitSample>& samples,
                           const std::vector<std::string>& training_names);
+
+// ---- the register model ---------------------------------------------------------------------
+
+/// One compiled config for the register fit: its features, ptxas's count, the launch bound's
+/// register cap (register_cap) and whether ptxas spilled.
+struct RegisterSample {
+  std::string name;
+  RegisterFeatures features{};
+  int ptxas_registers = 0;
+  int cap = 255;
+  bool spilled = false;
+};
+
+/// Fits the register model on training configs: the intercept and coefficients by least squares
+/// (Eigen, column-pivoting QR) on the configs ptxas compiled below their cap without spilling
+/// (at the cap the count says only "at least the cap": censored, left out), then spill_margin as
+/// the smallest whole number of registers in 0..64 that gets the most spill-or-not right over
+/// every training config. Throws std::invalid_argument with fewer uncensored configs than
+/// parameters.
+RegisterModel fit_register_model(const std::vector<RegisterSample>& training);
 
 }  // namespace roofcast

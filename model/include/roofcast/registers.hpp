@@ -4,6 +4,7 @@
 #pragma once
 
 #include "roofcast/gemm.hpp"
+#include "roofcast/register_model.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/traffic.hpp"
 
@@ -26,8 +27,9 @@ struct RegisterEstimate {
   int addressing = 0;    // pointers (A, B, C: 2 each), sizes, tile origins, thread indices,
                          // loop counter, alpha and beta: kAddressRegisters
   int pipeline = 0;      // stage index and one shared offset per stage (stages > 1)
-  int total = 0;         // accumulators + max(fragments, transient staging) + staging
-                         // + addressing + pipeline
+  int total = 0;         // unfitted: accumulators + max(fragments, transient staging) +
+                         // staging + addressing + pipeline; fitted: the RegisterModel's count
+  bool fitted = false;   // total is the fitted RegisterModel's (the parts stay for reading)
 };
 
 /// Registers for addresses, sizes, indices and scalars (see RegisterEstimate::addressing): the
@@ -35,8 +37,16 @@ struct RegisterEstimate {
 /// estimates use 16 and 40: kernels/rules_rungs_*.hpp).
 inline constexpr int kAddressRegisters = 18;
 
-/// The estimate for a config's kernel from its anatomy (config: stages).
-RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& anatomy);
+/// The estimate for a config's kernel from its anatomy (config: stages), by the fitted model
+/// when `model` is fitted (total = fitted_registers), else by the hand-written count.
+RegisterEstimate estimate_registers(const gemm::TileConfig& config, const KernelAnatomy& anatomy,
+                                    const RegisterModel& model = {});
+
+/// The register model's features of a config (RegisterFeature says what each counts).
+RegisterFeatures register_features(const gemm::TileConfig& config, const KernelAnatomy& anatomy);
+
+/// round(intercept + coefficients . features), at least 1.
+int fitted_registers(const RegisterModel& model, const RegisterFeatures& features);
 
 /// The most registers per thread at which `min_blocks` blocks of `threads` threads stay
 /// resident (what ptxas aims for under __launch_bounds__(threads, min_blocks)), and never above

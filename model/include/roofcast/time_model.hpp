@@ -7,6 +7,8 @@
 #include <array>
 #include <string_view>
 
+#include "roofcast/register_model.hpp"
+
 namespace roofcast {
 
 // ---- calibration ------------------------------------------------------------------------------
@@ -25,6 +27,8 @@ struct Calibration {
   /// Effective share of the L2 capacity in the roofcast L2 model (set by hand from measured hit
   /// rates; not part of the least-squares fit).
   double l2_capacity_fraction = 1;
+  /// Registers of configs ptxas has not counted (fit_register_model; unfitted by default).
+  RegisterModel registers;
 
   bool operator==(const Calibration&) const = default;
 };

@@ -71,6 +71,11 @@ struct KernelAnatomy {
   /// latency chain (the family's measured figure; 0 where threads copy their own stages).
   double stage_wait_cycles = 0;
   int staging_registers = 0;  // global values a thread holds between LDG and STS
+  /// Register model (register_features): the staged values ptxas keeps live together because
+  /// the family issues its whole tile of loads before the stores (thread-tiled rungs 3-6: the
+  /// staging registers; 0 elsewhere), and whether the kernel is warp-tiled (rungs 7-10).
+  int register_staged_loads = 0;
+  bool warp_tiled = false;
   /// Global round trips per K tile a thread waits for one after another (loads issued after
   /// earlier stores of the same tile).
   int serial_load_groups = 1;

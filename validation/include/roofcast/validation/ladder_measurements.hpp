@@ -194,6 +194,10 @@ LadderMeasurement parse_ladder_measurement(std::string_view json_text, std::stri
 /// Reads a file and parses it. Throws LadderMeasurementError (an unreadable file included).
 LadderMeasurement load_ladder_measurement(const std::filesystem::path& path);
 
+/// The committed measurements of one GPU in `gpu_directory` (data/measurements/<gpu id>):
+/// sgemm-ladder.json, then sample/sgemm-sample-*.json in name order where that folder exists.
+std::vector<std::string> committed_measurement_paths(const std::filesystem::path& gpu_directory);
+
 /// The JSON text: top-level keys one per line, each kernel and each case on one line.
 std::string to_json_text(const LadderMeasurement& measurement);
 

@@ -16,23 +16,21 @@
 
 namespace roofcast::validation {
 
-/// The training split, by name. Everything else is held out.
-///   "square-pow2+sweep-train": the ladder set's square power-of-two sizes (M = N = K in
-///   512..8192), every rung and raster order, and the training sweep (every config of rungs 4+
-///   at 2048^3 and 512x2048x4096). Held out: the ladder's odd and non-square shapes and the
-///   whole tile sweep at 4096^3 and 256x4096x4096 except cases identical to a training case.
-inline constexpr const char* kTrainingSplit = "square-pow2+sweep-train";
+/// The training split, by name: the one split of tune::case_held_out (docs/sample.md#split). A
+/// case is held out when its config (FNV-1a of the kernel id mod 4) or its shape (FNV-1a of
+/// "MxNxK" mod 4) is held out; every other case of every committed measurement (ladder, sweeps,
+/// sample) is a training case. Fixed before any fit.
+inline constexpr const char* kTrainingSplit = "case_held_out: config or shape FNV-1a mod 4";
 
-/// Whether a case of `set` at `problem` is in the training split (the one definition: the
-/// harness's default Nsight Compute subset profiles exactly these cases).
-bool in_training_split(CaseSet set, const gemm::Problem& problem);
-/// in_training_split(measured.set, measured.problem).
-bool in_training_split(const MeasuredCase& measured);
+/// Whether the case of `config` at `problem` is a training case (not tune::case_held_out).
+bool in_training_split(const gemm::TileConfig& config, const gemm::Problem& problem);
 
-/// The model's input for a measured registry kernel on a case: the recorded registers, shared
-/// memory and local bytes, the kernel's launch-bound minimum blocks, beta = 0 (as timed).
+/// The model's input for a measured kernel on a case: the recorded registers, shared memory and
+/// local bytes (or, with estimate_registers, none of the three: the model estimates registers and
+/// spills as for a config never compiled, and computes shared memory from the tile rules), the
+/// kernel's launch-bound minimum blocks, beta = 0 (as timed).
 PredictInput predict_input(const MeasuredKernel& kernel, const MeasuredCase& measured,
-                           L2Model l2_model);
+                           L2Model l2_model, bool estimate_registers = false);
 
 struct CaseAccuracy {
   std::string name;  // "<kernel id> <M>x<N>x<K> <raster>"
@@ -42,11 +40,18 @@ struct CaseAccuracy {
   gemm::Problem problem;
   gemm::RasterOrder raster;
   bool training = false;
-  bool duplicate = false;  // a sweep case identical to a ladder case (scored once, as ladder)
+  bool config_held_out = false;  // tune::config_held_out
+  bool shape_held_out = false;   // tune::shape_held_out
+  /// A case identical to an earlier one (a sweep case that is also a ladder case, a sample run's
+  /// registry case that the ladder run measured too): scored once, as the first.
+  bool duplicate = false;
   double measured_tflops = 0;
   double predicted_tflops = 0;     // calibrated
   double uncalibrated_tflops = 0;  // every scale 1
   double error_percent = 0;        // 100 * (predicted - measured) / measured, calibrated
+  /// Calibrated, with registers and spills estimated (the config as never compiled); 0 when the
+  /// model says that estimate cannot launch.
+  double estimated_tflops = 0;
   TimeTerm binding = TimeTerm::kIssue;
   Prediction prediction;  // calibrated
 };
@@ -58,9 +63,11 @@ struct ErrorSummary {
   std::string worst_case;
 };
 
-/// One problem shape of the tile sweep: measured and predicted TFLOPS of every config.
+/// One problem shape of the tile sweep or the sample: measured and predicted TFLOPS of every
+/// config measured there (the sample: every sample config and the registry's rungs 4-10).
 struct SweepShape {
   gemm::Problem problem;
+  bool held_out = false;  // tune::shape_held_out
   int configs = 0;
   double spearman = 0;
   std::string measured_best;  // kernel id
@@ -91,6 +98,33 @@ struct L2Agreement {
   std::vector<Row> not_comparable;  // measured > 100%
 };
 
+/// The model's register estimate (Prediction::registers_per_thread with no count given, and its
+/// spills) against ptxas's count (the measured kernel's registers_per_thread: the runtime reports
+/// what ptxas allocated; spills: local_bytes > 0), per distinct measured kernel of rungs 4-10;
+/// training and held-out by tune::config_held_out.
+struct RegisterAccuracy {
+  struct Row {
+    std::string kernel;
+    int rung = 0;
+    bool training = false;
+    int ptxas_registers = 0;
+    int estimated_registers = 0;
+    bool ptxas_spills = false;
+    bool estimated_spills = false;
+  };
+  struct Summary {
+    int configs = 0;
+    double mean_abs_error = 0;  // registers; NaN when no config
+    double mean_error = 0;      // estimated - ptxas, registers
+    int max_abs_error = 0;
+    std::string worst;
+    double spills_correct = 0;  // fraction of configs whose spill-or-not is predicted right
+  };
+  std::vector<Row> rows;
+  Summary training;
+  Summary held_out;
+};
+
 /// Whether an Nsight Compute sector hit rate can be compared with a probability: 0..100%.
 bool comparable_hit_rate(double measured_pct);
 
@@ -99,21 +133,34 @@ struct ModelAccuracy {
   std::string measurement_revision;
   std::string training_split = kTrainingSplit;
   FitResult fit;
-  std::vector<CaseAccuracy> cases;  // every timed registry case, ladder then sweep
+  std::vector<CaseAccuracy> cases;  // every timed case: ladder, sweeps, then the sample
   ErrorSummary training;
   ErrorSummary held_out;
   ErrorSummary all;
   ErrorSummary uncalibrated_all;
+  /// Held-out configs at held-out shapes (neither was fitted on): issue 15's headline.
+  ErrorSummary held_out_both;
+  /// The same cases with registers and spills estimated (estimated_tflops).
+  ErrorSummary held_out_both_estimated;
+  ErrorSummary held_out_estimated;
   std::map<int, ErrorSummary> per_rung;  // every non-duplicate case of the rung
+  std::map<int, ErrorSummary> per_rung_held_out_both;
   std::vector<SweepShape> sweep;
+  std::vector<SweepShape> sample;  // the sample set per shape (empty without a sample run)
   double sweep_spearman_all = 0;  // over every sweep case of every shape together
   std::vector<L2Agreement> l2;    // one per model
+  RegisterAccuracy registers;
 };
 
-/// Evaluates the model on a measurement: predicts every passed registry case with each
-/// measured kernel's resources, fits the calibration on the training split, and summarises.
-/// Throws std::invalid_argument when the measurement has no timed registry case or names a
-/// kernel that is not in this build's registry.
+/// Evaluates the model on measurements of one GPU (the ladder run and the sample's parts):
+/// predicts every passed case of a compiled kernel (registry or sample) with each measured
+/// kernel's resources, fits the calibration on the training split, and summarises. A case met
+/// again in a later measurement is a duplicate. Throws std::invalid_argument when there is no
+/// timed case, or a case names a kernel that is not compiled in this build.
+ModelAccuracy evaluate_model(const GpuSpec& gpu,
+                             const std::vector<const LadderMeasurement*>& measurements,
+                             L2Model l2_model = L2Model::kRoofcast);
+/// evaluate_model of one measurement.
 ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measurement,
                              L2Model l2_model = L2Model::kRoofcast);
 
