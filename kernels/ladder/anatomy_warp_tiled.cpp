@@ -22,9 +22,9 @@ int chain_prefetch_tiles(const gemm::TileConfig& c, int prefetch_tiles) {
   return a_in_registers ? std::min(1, prefetch_tiles) : prefetch_tiles;
 }
 
-double stage_wait_cycles(int rung, bool b_bulk_copy) {
-  if (rung != 10) return 0.0;
-  return b_bulk_copy ? kFullBarrierWaitCycles : kFallbackStageWaitCycles;
+StageWait stage_wait_kind(int rung, bool b_bulk_copy) {
+  if (rung != 10) return StageWait::kNone;
+  return b_bulk_copy ? StageWait::kBulkCopy : StageWait::kFallback;
 }
 
 namespace ladder {
@@ -66,7 +66,7 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   a.b_multicast_blocks = a.b_bulk_copy ? std::max(1, c.cluster) : 1;
   // A staged copy's store and the read after the barrier; an asynchronous copy's read only.
   a.shared_round_trips = a.a_async_copy && a.b_async_copy ? 1 : 2;
-  a.stage_wait_cycles = stage_wait_cycles(c.rung, a.b_bulk_copy);
+  a.stage_wait = stage_wait_kind(c.rung, a.b_bulk_copy);
   const double a_vectors = copies_per_warp(c.bm * c.bk / kVectorFloats, a.threads);
   const double b_vectors = copies_per_warp(c.bk * c.bn / kVectorFloats, a.threads);
   const double a_elements = copies_per_warp(c.bm * c.bk, a.threads);

@@ -23,6 +23,10 @@ using Parameters = std::array<double, kFittedParameterCount>;
 constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is not scaled
 constexpr int kOverhead = 5;
 constexpr int kMinBindingCasesPerScale = 2;  // see fit_calibration
+constexpr int kOverlap = 1;                   // shared_memory_scale: a share, 0 allowed
+constexpr int kSharedAlone = kTimeTermCount;  // binding group: the data path alone, unscaled
+/// The uncalibrated value of each parameter (Calibration's defaults).
+constexpr Parameters kDefaults{1, 0, 1, 1, 1, 0};
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   Calibration c;
@@ -31,12 +35,17 @@ Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   return c;
 }
 
-/// The binding group of a wave under p: 0 = issue + shared memory (one sum, see
-/// compose_time_s), else the term's index; -1 for an empty wave.
+/// The binding group of a wave under p: 0 = issue + the unhidden share of the data path (see
+/// compose_time_s), kSharedAlone = the data path alone, else the term's index; -1 for an empty
+/// wave.
 int binding_in_wave(const TimeTerms& terms, const Parameters& p) {
   int best = -1;
   double worst = p[0] * terms.seconds[0] + p[1] * terms.seconds[1];
   if (worst > 0) best = 0;
+  if (terms.seconds[1] > worst) {
+    worst = terms.seconds[1];
+    best = kSharedAlone;
+  }
   for (int t = 2; t < kTimeTermCount; ++t) {
     const double scale = t < kScaleCount ? p[t] : 1.0;
     if (scale * terms.seconds[t] > worst) {
@@ -88,8 +97,12 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
     };
     auto add_wave = [&](int group, double count, const TimeTerms& wave) {
       if (group < 0) return;
+      if (group == kSharedAlone) {  // unscaled: an offset
+        offset += count * wave.seconds[1];
+        return;
+      }
       add(group, count * wave.seconds[group]);
-      if (group == 0) add(1, count * wave.seconds[1]);  // issue + shared memory
+      if (group == 0) add(1, count * wave.seconds[1]);  // issue + unhidden data path
     };
     add_wave(full, s.terms.full_waves, s.terms.full_wave);
     add_wave(last, 1.0, s.terms.last_wave);
@@ -106,7 +119,7 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
   for (int j = 0; j < kFittedParameterCount; ++j) {
     const auto binding_cases = (x.col(j).array() != 0).count();
     active[j] = binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
-    if (!active[j] && j != kOverhead) out.parameters[j] = 1;  // undetermined: the default
+    if (!active[j] && j != kOverhead) out.parameters[j] = kDefaults[j];  // undetermined
   }
   for (int round = 0; round <= kFittedParameterCount; ++round) {
     std::vector<int> columns;
@@ -126,10 +139,10 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const int j = columns[c];
       const double v = solution(static_cast<Eigen::Index>(c));
-      const bool bad = j == kOverhead ? v < 0 : !(v > 0);
+      const bool bad = j == kOverhead || j == kOverlap ? v < 0 : !(v > 0);
       if (bad) {
         active[j] = false;
-        if (j == kOverhead) out.parameters[j] = 0;
+        if (j == kOverhead || j == kOverlap) out.parameters[j] = 0;
         clamped = true;
       }
     }
@@ -183,9 +196,10 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
 
   // Starts: uncalibrated, and each scale alone set to its median ratio.
   std::vector<Parameters> starts;
-  starts.push_back(Parameters{1, 1, 1, 1, 1, 0});
+  starts.push_back(kDefaults);
   for (int term = 0; term < kScaleCount; ++term) {
-    Parameters p{1, 1, 1, 1, 1, 0};
+    if (term == kOverlap) continue;  // a share, not a ratio of times
+    Parameters p = kDefaults;
     p[term] = median_ratio(training, term);
     starts.push_back(p);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "predict_steps.hpp"
 
@@ -12,26 +13,64 @@ using detail::kMega;
 
 Latencies gpu_latencies(const GpuSpec& gpu) {
   Latencies l;
-  l.shared_memory_cycles = kAssumedSharedMemoryLatencyCycles;
-  l.l2_cycles = kAssumedL2LatencyCycles;
-  l.dram_cycles = kAssumedDramLatencyCycles;
-  l.ffma_cycles = kFfmaLatencyCycles;
-  if (gpu.measured) {
-    const MeasuredCeilings& m = *gpu.measured;
-    if (m.shared_memory_latency_cycles) {
-      l.shared_memory_cycles = *m.shared_memory_latency_cycles;
-      l.shared_memory_measured = true;
+  const MicroarchitectureFacts& facts = gpu.microarchitecture;
+  const MeasuredCeilings none;
+  const MeasuredCeilings& m = gpu.measured ? *gpu.measured : none;
+  // Measured, else the spec's microarchitecture fact, else the generic assumption (noted).
+  auto pick = [&l](const std::optional<double>& measured, const std::optional<double>& fact,
+                   double assumed, AssumedFact which, bool* measured_flag) {
+    if (measured) {
+      if (measured_flag != nullptr) *measured_flag = true;
+      return *measured;
     }
-    if (m.l2_latency_cycles) {
-      l.l2_cycles = *m.l2_latency_cycles;
-      l.l2_measured = true;
-    }
-    if (m.dram_latency_cycles) {
-      l.dram_cycles = *m.dram_latency_cycles;
-      l.dram_measured = true;
-    }
-  }
+    if (fact) return *fact;
+    l.assume(which);
+    return assumed;
+  };
+  l.shared_memory_cycles =
+      pick(m.shared_memory_latency_cycles, facts.shared_memory_latency_cycles,
+           kAssumedSharedMemoryLatencyCycles, AssumedFact::kSharedMemoryLatency,
+           &l.shared_memory_measured);
+  l.l2_cycles = pick(m.l2_latency_cycles, facts.l2_latency_cycles, kAssumedL2LatencyCycles,
+                     AssumedFact::kL2Latency, &l.l2_measured);
+  l.dram_cycles = pick(m.dram_latency_cycles, facts.dram_latency_cycles, kAssumedDramLatencyCycles,
+                       AssumedFact::kDramLatency, &l.dram_measured);
+  l.ffma_cycles = pick(std::nullopt, facts.ffma_latency_cycles, kAssumedFfmaLatencyCycles,
+                       AssumedFact::kFfmaLatency, nullptr);
+  if (!facts.warp_own_stall_cycles) l.assume(AssumedFact::kWarpOwnStall);
   return l;
+}
+
+std::string_view to_string(AssumedFact fact) {
+  switch (fact) {
+    case AssumedFact::kFfmaLatency:
+      return "microarchitecture.ffma_latency_cycles";
+    case AssumedFact::kSharedMemoryLatency:
+      return "microarchitecture.shared_memory_latency_cycles";
+    case AssumedFact::kL2Latency:
+      return "microarchitecture.l2_latency_cycles";
+    case AssumedFact::kDramLatency:
+      return "microarchitecture.dram_latency_cycles";
+    case AssumedFact::kWarpOwnStall:
+      return "microarchitecture.warp_own_stall_cycles";
+    case AssumedFact::kBulkCopyStageWait:
+      return "microarchitecture.bulk_copy_stage_wait_cycles";
+    case AssumedFact::kFallbackStageWait:
+      return "microarchitecture.fallback_stage_wait_cycles";
+  }
+  return "unknown";
+}
+
+double stage_wait_cycles(const MicroarchitectureFacts& facts, StageWait wait) {
+  switch (wait) {
+    case StageWait::kNone:
+      return 0.0;
+    case StageWait::kBulkCopy:
+      return facts.bulk_copy_stage_wait_cycles.value_or(0.0);
+    case StageWait::kFallback:
+      return facts.fallback_stage_wait_cycles.value_or(0.0);
+  }
+  return 0.0;
 }
 
 double tile_sectors(const gemm::TileConfig& config, int k_tile) {
@@ -84,11 +123,13 @@ double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_st
   return w / (1 - all_idle);
 }
 
-double warp_own_stall_cycles(const KernelAnatomy& a, double extra_instructions) {
+double warp_own_stall_cycles(const KernelAnatomy& a, const MicroarchitectureFacts& facts,
+                             double extra_instructions) {
   const double instructions = a.instructions() + std::max(0.0, extra_instructions);
   const double unaligned_share =
       instructions > 0 ? std::clamp(a.unaligned_copy_instructions / instructions, 0.0, 1.0) : 0.0;
-  return kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles * unaligned_share;
+  return facts.warp_own_stall_cycles.value_or(kAssumedWarpOwnStallCycles) +
+         facts.unaligned_copy_stall_cycles.value_or(0.0) * unaligned_share;
 }
 
 double ffma_issue_cycles(const SmLimits& sm) {
@@ -120,7 +161,7 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
       a.ffma, a.instructions() + spill.accesses_per_tile, ffma_cycles, issue_rate);
   m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + spill.accesses_per_tile;
   m.epilogue_instructions = warp_issue_cycles(0, a.epilogue_instructions, 1, issue_rate);
-  m.own_stall_cycles = warp_own_stall_cycles(a, spill.accesses_per_tile);
+  m.own_stall_cycles = warp_own_stall_cycles(a, gpu.microarchitecture, spill.accesses_per_tile);
   const Latencies& lat = p.latencies;
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();
@@ -158,7 +199,13 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
       std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(
                                                   block_warps_per_scheduler, m.own_stall_cycles),
                a.k_tile * lat.ffma_cycles);
-  h.stage_wait_cycles = a.stage_wait_cycles;
+  h.stage_wait_cycles = stage_wait_cycles(gpu.microarchitecture, a.stage_wait);
+  if (a.stage_wait == StageWait::kBulkCopy && !gpu.microarchitecture.bulk_copy_stage_wait_cycles) {
+    p.latencies.assume(AssumedFact::kBulkCopyStageWait);
+  }
+  if (a.stage_wait == StageWait::kFallback && !gpu.microarchitecture.fallback_stage_wait_cycles) {
+    p.latencies.assume(AssumedFact::kFallbackStageWait);
+  }
   const double lg_wavefronts_per_warp_tile =
       a.global_a.wavefronts_per_tile() + a.global_b.wavefronts_per_tile() + spill.accesses_per_tile;
   m.lsu_queue_per_block =

@@ -19,7 +19,7 @@ struct WaveModel {
   double instructions_per_warp_tile = 0;  // spill accesses included
   double l1_wavefronts_per_warp_tile = 0;
   double epilogue_instructions = 0;
-  double own_stall_cycles = kWarpOwnStallCyclesPerInstruction;  // warp_own_stall_cycles
+  double own_stall_cycles = 0;  // warp_own_stall_cycles
   double tile_cycle = 0;
   double tile_issue = 0;
   /// Warps without a barrier (rung 1): L1 queue wait per resident block (lsu_queue_wait_cycles

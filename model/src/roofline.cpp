@@ -65,6 +65,10 @@ Ceilings roofline_ceilings(const GpuSpec& gpu) {
   c.shared_memory_GBps.spec_source = CeilingSource::kDerivedFromSpec;
   c.dram_GBps.spec = gpu.chip.dram_bw_GBps;
   c.dram_GBps.spec_source = CeilingSource::kSpec;
+  if (gpu.microarchitecture.l2_bw_GBps) {  // a vendor or published figure, with its source
+    c.l2_GBps.spec = *gpu.microarchitecture.l2_bw_GBps;
+    c.l2_GBps.spec_source = CeilingSource::kSpec;
+  }
   if (gpu.measured) {
     const MeasuredCeilings& m = *gpu.measured;
     c.ffma_TFLOPS.measured = m.ffma_TFLOPS;

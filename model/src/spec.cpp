@@ -149,6 +149,24 @@ PeakTflops read_peaks(ObjectReader peaks) {
   return out;
 }
 
+MicroarchitectureFacts read_microarchitecture(ObjectReader facts) {
+  MicroarchitectureFacts out;
+  out.ffma_latency_cycles = facts.optional_number_in("ffma_latency_cycles", kMinCycles, kMaxCycles);
+  out.shared_memory_latency_cycles =
+      facts.optional_number_in("shared_memory_latency_cycles", kMinCycles, kMaxCycles);
+  out.l2_latency_cycles = facts.optional_number_in("l2_latency_cycles", kMinCycles, kMaxCycles);
+  out.dram_latency_cycles = facts.optional_number_in("dram_latency_cycles", kMinCycles, kMaxCycles);
+  out.l2_bw_GBps = facts.optional_number_in("l2_bw_GBps", kMinGBps, kMaxGBps);
+  out.warp_own_stall_cycles = facts.optional_number_in("warp_own_stall_cycles", 0, 64);
+  out.unaligned_copy_stall_cycles = facts.optional_number_in("unaligned_copy_stall_cycles", 0, 64);
+  out.bulk_copy_stage_wait_cycles =
+      facts.optional_number_in("bulk_copy_stage_wait_cycles", 0, kMaxCycles);
+  out.fallback_stage_wait_cycles =
+      facts.optional_number_in("fallback_stage_wait_cycles", 0, kMaxCycles);
+  facts.reject_unknown_keys();
+  return out;
+}
+
 MeasuredCeilings read_measured(ObjectReader measured) {
   MeasuredCeilings out;
   out.measurement_run = measured.string("measurement_run");
@@ -251,6 +269,9 @@ GpuSpec read_spec(const json& document, const std::string& file) {
   spec.chip = read_chip(root.object("chip"));
   spec.peak_TFLOPS = read_peaks(root.object("peak_TFLOPS"));
   if (root.has("measured")) spec.measured = read_measured(root.object("measured"));
+  if (root.has("microarchitecture")) {
+    spec.microarchitecture = read_microarchitecture(root.object("microarchitecture"));
+  }
 
   // Every value names its source; every source names a reference.
   ObjectReader references = root.object("references");

@@ -5,10 +5,12 @@
 namespace roofcast {
 namespace {
 
-/// max(issue_scale * issue + shared_memory_scale * shared_memory, the other scaled terms).
+/// max(issue_scale * issue + shared_memory_scale * shared_memory, shared_memory, the other
+/// scaled terms).
 double wave_time_s(const TimeTerms& terms, const Calibration& c) {
-  double worst = c.issue_scale * terms[TimeTerm::kIssue] +
-                 c.shared_memory_scale * terms[TimeTerm::kSharedMemory];
+  double worst = std::max(c.issue_scale * terms[TimeTerm::kIssue] +
+                              c.shared_memory_scale * terms[TimeTerm::kSharedMemory],
+                          terms[TimeTerm::kSharedMemory]);
   for (int t = static_cast<int>(TimeTerm::kLatency); t < kTimeTermCount; ++t) {
     worst = std::max(worst, term_scale(c, static_cast<TimeTerm>(t)) * terms.seconds[t]);
   }
@@ -40,7 +42,7 @@ double term_scale(const Calibration& c, TimeTerm term) {
     case TimeTerm::kIssue:
       return c.issue_scale;
     case TimeTerm::kSharedMemory:
-      return c.shared_memory_scale;
+      break;  // the data path's own time is unscaled; shared_memory_scale is the overlap share
     case TimeTerm::kLatency:
       return c.latency_scale;
     case TimeTerm::kL2:

@@ -262,16 +262,20 @@ TEST(Clock, FfmaIssueCyclesFromTheLanesPerScheduler) {
 
 TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
   const TileConfig c = tile(9, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 3, 1);
+  const MicroarchitectureFacts& facts = h200().microarchitecture;
+  ASSERT_TRUE(facts.warp_own_stall_cycles && facts.unaligned_copy_stall_cycles);
   const KernelAnatomy aligned = kernels::anatomy({4096, 4096, 4096}, c);
-  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(aligned), kWarpOwnStallCyclesPerInstruction);
+  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(aligned, facts), *facts.warp_own_stall_cycles);
   const KernelAnatomy odd = kernels::anatomy({1999, 3001, 1537}, c);
   ASSERT_GT(odd.unaligned_copy_instructions, 0);
-  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd),
-                   kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles *
-                                                           odd.unaligned_copy_instructions /
-                                                           odd.instructions());
+  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd, facts),
+                   *facts.warp_own_stall_cycles + *facts.unaligned_copy_stall_cycles *
+                                                      odd.unaligned_copy_instructions /
+                                                      odd.instructions());
   // Extra instructions (spill accesses) dilute the share.
-  EXPECT_LT(warp_own_stall_cycles(odd, 1000), warp_own_stall_cycles(odd));
+  EXPECT_LT(warp_own_stall_cycles(odd, facts, 1000), warp_own_stall_cycles(odd, facts));
+  // A spec without the facts: no own stalls (noted as assumed by the prediction).
+  EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd, MicroarchitectureFacts{}), 0);
   // The odd shape's instructions issue slower than the aligned ones on the same scheduler.
   const Prediction p_odd = kernels::predict(h200(), input(c, {1999, 3001, 1537}));
   const Prediction p_aligned = kernels::predict(h200(), input(c, {2048, 3072, 1536}));
@@ -281,15 +285,29 @@ TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
 
 TEST(Latency, RungTenWaitsOnItsStageBarrierOnBothBPaths) {
   const TileConfig c = tile(10, SmemLayout::kPadded, 256, 128, 8, 16, 8, 64, 64, 256, 3, 4);
+  const MicroarchitectureFacts& facts = h200().microarchitecture;
   const KernelAnatomy bulk = kernels::anatomy({2048, 2048, 2048}, c);
   ASSERT_TRUE(bulk.b_bulk_copy);
-  EXPECT_DOUBLE_EQ(bulk.stage_wait_cycles, kernels::kFullBarrierWaitCycles);
+  EXPECT_EQ(bulk.stage_wait, StageWait::kBulkCopy);
+  EXPECT_DOUBLE_EQ(stage_wait_cycles(facts, bulk.stage_wait), *facts.bulk_copy_stage_wait_cycles);
   const KernelAnatomy fallback = kernels::anatomy({2049, 2049, 2049}, c);  // N % 4 != 0
   ASSERT_FALSE(fallback.b_bulk_copy);
-  EXPECT_DOUBLE_EQ(fallback.stage_wait_cycles, kernels::kFallbackStageWaitCycles);
+  EXPECT_EQ(fallback.stage_wait, StageWait::kFallback);
+  EXPECT_DOUBLE_EQ(stage_wait_cycles(facts, fallback.stage_wait),
+                   *facts.fallback_stage_wait_cycles);
+  EXPECT_DOUBLE_EQ(kernels::predict(h200(), input(c, {2048, 2048, 2048})).latency.stage_wait_cycles,
+                   *facts.bulk_copy_stage_wait_cycles);
   TileConfig r9 = c;
   r9.rung = 9;
-  EXPECT_DOUBLE_EQ(kernels::anatomy({2049, 2049, 2049}, r9).stage_wait_cycles, 0);
+  EXPECT_EQ(kernels::anatomy({2049, 2049, 2049}, r9).stage_wait, StageWait::kNone);
+  // A spec without the figure: no wait, and the prediction says it was assumed.
+  GpuSpec bare = h200();
+  bare.microarchitecture.bulk_copy_stage_wait_cycles.reset();
+  const Prediction assumed = kernels::predict(bare, input(c, {2048, 2048, 2048}));
+  EXPECT_DOUBLE_EQ(assumed.latency.stage_wait_cycles, 0);
+  EXPECT_TRUE(assumed.latencies.is_assumed(AssumedFact::kBulkCopyStageWait));
+  EXPECT_FALSE(kernels::predict(h200(), input(c, {2048, 2048, 2048}))
+                   .latencies.is_assumed(AssumedFact::kBulkCopyStageWait));
   // The fallback path's wait makes rung 10 a convoy, as the bulk path is.
   EXPECT_TRUE(kernels::predict(h200(), input(c, {2049, 2049, 2049})).latency.convoy);
 }
@@ -315,18 +333,20 @@ TEST(Latency, WarpsPerSchedulerIssueWithTheirOwnStalls) {
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(0, 0.5), 1.5);
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(2, 1.0), 2 / 0.75);
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(3, 0), 3);  // no own stalls: W
-  EXPECT_NEAR(block_issue_cycles_per_instruction(16), 16, 1e-5);  // many warps hide them
-  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1), 1 + kWarpOwnStallCyclesPerInstruction);
-  EXPECT_GT(block_issue_cycles_per_instruction(2), 2);
-  EXPECT_LT(block_issue_cycles_per_instruction(2), 2 * block_issue_cycles_per_instruction(1));
+  const double s = *h200().microarchitecture.warp_own_stall_cycles;
+  EXPECT_NEAR(block_issue_cycles_per_instruction(16, s), 16, 1e-5);  // many warps hide them
+  EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1, s), 1 + s);
+  EXPECT_GT(block_issue_cycles_per_instruction(2, s), 2);
+  EXPECT_LT(block_issue_cycles_per_instruction(2, s), 2 * block_issue_cycles_per_instruction(1, s));
   // A 4-warp block alone: one warp per scheduler, its K tile's issue is its instruction count
   // times c(1); the full wave's two blocks put two warps on each scheduler: c(2).
   const TileConfig c = tile(8, SmemLayout::kPadded, 128, 128, 8, 8, 16, 64, 64, 128, 2, 4);
   const Prediction p = kernels::predict(h200(), input(c, {256, 4096, 4096}));
   ASSERT_TRUE(p.launchable);
   const double per_warp = p.anatomy.instructions() / issue_per_cycle(p.ceilings);
-  EXPECT_NEAR(p.latency.tile_issue_cycles, per_warp * block_issue_cycles_per_instruction(1), 1e-9);
-  EXPECT_NEAR(p.latency.round_issue_cycles, per_warp * block_issue_cycles_per_instruction(2),
+  EXPECT_NEAR(p.latency.tile_issue_cycles, per_warp * block_issue_cycles_per_instruction(1, s),
+              1e-9);
+  EXPECT_NEAR(p.latency.round_issue_cycles, per_warp * block_issue_cycles_per_instruction(2, s),
               1e-9);  // 2 blocks in a full wave
 }
 
@@ -507,7 +527,7 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   const double exposed = 2 * h.global_latency_cycles + h.transfer_cycles + h.overhead_cycles;
   const double one_block_epilogue =
       p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
-      block_issue_cycles_per_instruction(2);  // 8 warps / 4 schedulers
+      block_issue_cycles_per_instruction(2, *h200().microarchitecture.warp_own_stall_cycles);
   const double expected = (512 * (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed) +
                            exposed + one_block_epilogue) /
                           (p.ceilings.boost_clock_MHz * 1e6);
@@ -595,7 +615,8 @@ TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
               h.tile_issue_cycles + h.global_latency_cycles + h.lsu_queue_cycles, 1e-9);
   const double f = p.ceilings.boost_clock_MHz * 1e6;
   const double epilogue = p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
-                          block_issue_cycles_per_instruction(8);
+                          block_issue_cycles_per_instruction(
+                              8, *h200().microarchitecture.warp_own_stall_cycles);
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency],
               (4096 * h.tile_cycle_cycles + h.global_latency_cycles + epilogue) / f, 1e-12);
   // 132 blocks: one wave of one block per SM, half the queue.

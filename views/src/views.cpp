@@ -816,6 +816,16 @@ std::string predict_text(const PredictReport& report) {
   return out;
 }
 
+nlohmann::json assumed_facts_json(const Latencies& l) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0; i < kAssumedFactCount; ++i) {
+    if (l.is_assumed(static_cast<AssumedFact>(i))) {
+      out.push_back(std::string(to_string(static_cast<AssumedFact>(i))));
+    }
+  }
+  return out;
+}
+
 PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
                                 Prediction prediction, const StoredCalibration* stored,
                                 std::vector<std::string> notes) {
@@ -834,6 +844,16 @@ PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
         format("the ladder kernel needs compute capability %d.%d: it does not "
                "run on %s",
                needed_cc / 10, needed_cc % 10, gpu.id.c_str()));
+  }
+  if (prediction.latencies.assumed != 0) {
+    std::string facts;
+    for (int i = 0; i < kAssumedFactCount; ++i) {
+      const auto fact = static_cast<AssumedFact>(i);
+      if (!prediction.latencies.is_assumed(fact)) continue;
+      facts += (facts.empty() ? "" : ", ") + std::string(to_string(fact));
+    }
+    report.notes.push_back("the spec of " + gpu.id + " does not give " + facts +
+                           ": the model takes its generic assumptions (latency.hpp)");
   }
   if (stored != nullptr) {
     report.notes.push_back(format(
@@ -952,10 +972,13 @@ json predict_json(const PredictReport& report) {
   out["latency"] = {{"shared_memory_cycles", l.shared_memory_cycles},
                     {"l2_cycles", l.l2_cycles},
                     {"dram_cycles", l.dram_cycles},
+                    {"ffma_cycles", l.ffma_cycles},
                     {"measured",
                      {{"shared_memory", l.shared_memory_measured},
                       {"l2", l.l2_measured},
                       {"dram", l.dram_measured}}},
+                    {"assumed", assumed_facts_json(l)},
+                    {"stage_wait_cycles", h.stage_wait_cycles},
                     {"global_latency_cycles", h.global_latency_cycles},
                     {"transfer_cycles", h.transfer_cycles},
                     {"lsu_queue_cycles", h.lsu_queue_cycles},

@@ -30,7 +30,8 @@ struct CalibrationParameter {
 /// kFittedParameterCount are the ones fit_calibration estimates, in its order.
 inline constexpr std::array<CalibrationParameter, 7> kCalibrationParameters{{
     {"issue_scale", &Calibration::issue_scale, false, "x issue time"},
-    {"shared_memory_scale", &Calibration::shared_memory_scale, false, "x L1/shared data-path time"},
+    {"shared_memory_scale", &Calibration::shared_memory_scale, true,
+     "share of the L1/shared data-path time issue does not hide"},
     {"latency_scale", &Calibration::latency_scale, false, "x latency-bound time"},
     {"l2_scale", &Calibration::l2_scale, false, "x L2 bandwidth time"},
     {"dram_scale", &Calibration::dram_scale, false, "x DRAM bandwidth time"},

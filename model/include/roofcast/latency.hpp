@@ -4,6 +4,8 @@
 // docs/model.md#issue-rate-with-w-warps-per-scheduler.
 #pragma once
 
+#include <string_view>
+
 #include "roofcast/gemm.hpp"
 #include "roofcast/roofline.hpp"
 #include "roofcast/spec.hpp"
@@ -14,6 +16,18 @@ namespace roofcast {
 // ---- latencies --------------------------------------------------------------------------------
 
 /// Latencies in SM cycles: the spec's measured values when present, else assumed figures.
+/// A microarchitecture fact the spec may lack (MicroarchitectureFacts), in the order of its fields.
+enum class AssumedFact : int {
+  kFfmaLatency = 0,
+  kSharedMemoryLatency,
+  kL2Latency,
+  kDramLatency,
+  kWarpOwnStall,
+  kBulkCopyStageWait,
+  kFallbackStageWait,
+};
+inline constexpr int kAssumedFactCount = 7;
+
 struct Latencies {
   double shared_memory_cycles = 0;
   double l2_cycles = 0;
@@ -22,16 +36,33 @@ struct Latencies {
   bool shared_memory_measured = false;
   bool l2_measured = false;
   bool dram_measured = false;
+  /// The facts the spec does not give, taken as generic assumptions: a bit per AssumedFact
+  /// (a bit set, not a list: predict() does not allocate). The prediction's notes name them.
+  unsigned assumed = 0;
+  bool is_assumed(AssumedFact fact) const { return (assumed >> static_cast<int>(fact)) & 1U; }
+  void assume(AssumedFact fact) { assumed |= 1U << static_cast<int>(fact); }
 };
 
-/// Assumed when the spec has no measurement: shared memory 30, L2 200, DRAM 400 cycles, the
-/// figures of shared/reference/gemm-ladder.txt ("20-30", "about 200", "300-400" cycles).
+/// The spec field an AssumedFact stands for: "microarchitecture.<name>".
+std::string_view to_string(AssumedFact fact);
+
+/// Assumed when neither the spec's measured block nor its microarchitecture block gives them:
+/// shared memory 30, L2 200, DRAM 400 cycles, the figures of shared/reference/gemm-ladder.txt
+/// ("20-30", "about 200", "300-400" cycles), and a dependent FFMA 4 cycles (Volta and later).
+/// Generic assumptions, named in Latencies::assumed.
 inline constexpr double kAssumedSharedMemoryLatencyCycles = 30;
 inline constexpr double kAssumedL2LatencyCycles = 200;
 inline constexpr double kAssumedDramLatencyCycles = 400;
-inline constexpr double kFfmaLatencyCycles = 4;
+inline constexpr double kAssumedFfmaLatencyCycles = 4;
 
+/// The GPU's latencies: its measured block, else its microarchitecture block, else the
+/// assumptions above (listed in Latencies::assumed).
 Latencies gpu_latencies(const GpuSpec& gpu);
+
+/// Cycles per K tile of a stage-barrier wait (KernelAnatomy::stage_wait) on this GPU: its
+/// microarchitecture block's bulk_copy_stage_wait_cycles or fallback_stage_wait_cycles; 0 for
+/// StageWait::kNone or when the spec does not give the figure (listed in Latencies::assumed).
+double stage_wait_cycles(const MicroarchitectureFacts& facts, StageWait wait);
 
 /// Latency hiding in a full wave, per SM. One block's K tile takes
 ///   tile_issue = max(instructions per warp * block_issue_cycles_per_instruction(
@@ -146,11 +177,11 @@ double issue_per_cycle(const Ceilings& ceilings);
 
 /// Cycles per instruction a warp cannot issue because of its own instruction stream: fixed-latency
 /// dependencies (control-code stall counts), dispatch conflicts, instruction fetch, branches,
-/// math-pipe and MIO throttles and short-scoreboard (shared-memory result) waits. Nsight Compute
-/// on the training cases with one warp per scheduler (run 909d742): the mean of those stall
-/// reasons per issued instruction. Raw ncu figures, not fitted; the cases and the cross-check:
-/// docs/model.md#issue-rate-with-w-warps-per-scheduler.
-inline constexpr double kWarpOwnStallCyclesPerInstruction = 0.56;
+/// math-pipe and MIO throttles and short-scoreboard (shared-memory result) waits. The GPU's
+/// microarchitecture.warp_own_stall_cycles (H200: 0.56, Nsight Compute on the training cases
+/// with one warp per scheduler, run 909d742, docs/model.md#issue-rate-with-w-warps-per-scheduler);
+/// a spec without it: 0 (a warp alone issues every cycle), noted as assumed.
+inline constexpr double kAssumedWarpOwnStallCycles = 0;
 
 /// Issue cycles per warp instruction on a scheduler holding W warps (W = warps_per_scheduler):
 /// each warp is ready in a cycle with probability p = 1 / (1 + s) (s = own_stall_cycles: a warp
@@ -161,24 +192,17 @@ inline constexpr double kWarpOwnStallCyclesPerInstruction = 0.56;
 /// predict() passes s = warp_own_stall_cycles(anatomy): 0.56 for aligned rows, more when the
 /// guarded copy paths of unaligned rows are part of the K loop. Measured support (Nsight
 /// Compute, training): docs/model.md#issue-rate-with-w-warps-per-scheduler.
-double block_issue_cycles_per_instruction(
-    int warps_per_scheduler, double own_stall_cycles = kWarpOwnStallCyclesPerInstruction);
-
-/// Fixed-latency cycles per instruction that the guarded fallback copy paths of unaligned rows
-/// (KernelAnatomy::unaligned_copy_instructions, UnalignedCopy in traffic.hpp) stall a warp
-/// beyond the FFMA stream's: the mean control-code stall count of those paths minus the K
-/// loop's. Read off the SASS (nvcc 13.0, sm_90, nvdisasm -hex; stall count = bits 41-44 of the
-/// control word) of registry indices 49, 64 and 72 along the path taken when K % 4 != 0 and
-/// N % 4 != 0: 2.26 cycles per instruction on those paths against 1.09 in index 64's interior
-/// K loop; the per-path counts: docs/model.md#unaligned-copy-paths.
-inline constexpr double kUnalignedCopyStallCycles = 2.26 - 1.09;
+double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_stall_cycles);
 
 /// A warp's own stall cycles per instruction (block_issue_cycles_per_instruction's s):
-///   kWarpOwnStallCyclesPerInstruction + kUnalignedCopyStallCycles * u / instructions,
-/// u = anatomy.unaligned_copy_instructions, instructions = anatomy.instructions() +
-/// extra_instructions (spill accesses). Aligned rows: 0.56. Checked against Nsight Compute on
-/// the training cases at 2049^3, see docs/model.md#unaligned-copy-paths.
-double warp_own_stall_cycles(const KernelAnatomy& anatomy, double extra_instructions = 0);
+///   warp_own_stall_cycles + unaligned_copy_stall_cycles * u / instructions
+/// (the GPU's microarchitecture facts; absent: 0), u = anatomy.unaligned_copy_instructions,
+/// instructions = anatomy.instructions() + extra_instructions (spill accesses).
+/// unaligned_copy_stall_cycles is the mean control-code stall count of the guarded fallback copy
+/// paths of unaligned rows minus the K loop's (sm_90 SASS: 2.26 - 1.09,
+/// docs/model.md#unaligned-copy-paths).
+double warp_own_stall_cycles(const KernelAnatomy& anatomy, const MicroarchitectureFacts& facts,
+                             double extra_instructions = 0);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
 /// warp_size * register_file_subpartitions / fp32_lanes_per_sm, at least 1 (32 lanes per

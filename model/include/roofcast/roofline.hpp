@@ -38,7 +38,7 @@ struct LevelCeiling {
 struct Ceilings {
   LevelCeiling ffma_TFLOPS;         // spec: peak_TFLOPS.fp32; measured: ffma_TFLOPS
   LevelCeiling shared_memory_GBps;  // derived: banks * bank_width * sm_count * boost clock
-  LevelCeiling l2_GBps;             // the spec has no L2 bandwidth: measured only
+  LevelCeiling l2_GBps;             // spec: microarchitecture.l2_bw_GBps; measured: l2_bw_GBps
   LevelCeiling dram_GBps;           // spec: chip.dram_bw_GBps; measured: dram_bw_GBps
   int sm_count = 0;
   double boost_clock_MHz = 0;

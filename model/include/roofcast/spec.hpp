@@ -89,6 +89,28 @@ struct MeasuredCeilings {
   bool operator==(const MeasuredCeilings&) const = default;
 };
 
+/// Per-architecture facts the time model uses beyond the datasheet, each from a stated source
+/// (vendor documentation, a published microbenchmark, or roofcast's own measurement or SASS of
+/// that architecture). Every one is optional: a datasheet-only spec still predicts, and the model
+/// then takes the generic assumption that latency.hpp names and says so in the prediction's
+/// notes. A measured block's figure, where present, wins over these.
+struct MicroarchitectureFacts {
+  std::optional<double> ffma_latency_cycles;           // dependent FFMA issue to use
+  std::optional<double> shared_memory_latency_cycles;  // LDS hit
+  std::optional<double> l2_latency_cycles;             // L2 hit
+  std::optional<double> dram_latency_cycles;           // L2 miss to DRAM
+  std::optional<double> l2_bw_GBps;                    // vendor or published L2 bandwidth
+  /// Cycles per instruction a warp alone stalls on its own stream (issue model's s).
+  std::optional<double> warp_own_stall_cycles;
+  /// Extra fixed-latency cycles per instruction of the unaligned copy paths (SASS control codes).
+  std::optional<double> unaligned_copy_stall_cycles;
+  /// Cycles per K tile a block waits on a bulk-copy stage's full mbarrier (rung 10; sm_90).
+  std::optional<double> bulk_copy_stage_wait_cycles;
+  /// The same with the guarded 4-byte cp.async fallback of unaligned rows (rung 10).
+  std::optional<double> fallback_stage_wait_cycles;
+  bool operator==(const MicroarchitectureFacts&) const = default;
+};
+
 struct GpuSpec {
   std::string id;
   std::string name;
@@ -98,6 +120,7 @@ struct GpuSpec {
   ChipFigures chip;
   PeakTflops peak_TFLOPS;
   std::optional<MeasuredCeilings> measured;
+  MicroarchitectureFacts microarchitecture;  // the "microarchitecture" block (may be absent)
   /// Field path ("sm.warp_size") -> citation text, resolved through the file's references.
   std::map<std::string, std::string> sources;
   /// Where the spec came from: "embedded:h200-sxm.json" or a file path.

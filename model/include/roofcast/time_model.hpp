@@ -13,13 +13,16 @@ namespace roofcast {
 
 // ---- calibration ------------------------------------------------------------------------------
 
-/// The model's global per-GPU parameters. Defaults (1, 0) mean "uncalibrated": every term is
-/// taken at its face value. Each scale multiplies one time term (see TimeTerm); none is per
-/// rung or per size. fit_calibration() fits the first six by least squares
+/// The model's global per-GPU parameters. Defaults (scales 1, shares and costs 0) mean
+/// "uncalibrated": every term is taken at its face value and the data path overlaps issue
+/// completely. Each scale multiplies one time term (see TimeTerm); none is per rung or per
+/// size. fit_calibration() fits the first six by least squares
 /// (docs/model.md#calibration-and-the-fit).
 struct Calibration {
-  double issue_scale = 1;          // x issue time: register-bank conflicts, dual-issue limits
-  double shared_memory_scale = 1;  // x L1/shared data-path time
+  double issue_scale = 1;  // x issue time: register-bank conflicts, dual-issue limits
+  /// Share of the L1/shared data-path time that issue does not hide (0: full overlap, 1: the two
+  /// add): what the register file's operand reads that LDS and FFMA share cost on the GPU.
+  double shared_memory_scale = 0;
   double latency_scale = 1;        // x latency-bound time (exposed latency, barriers)
   double l2_scale = 1;             // x L2 bandwidth time
   double dram_scale = 1;           // x DRAM bandwidth time
@@ -64,18 +67,20 @@ struct PredictionTerms {
   TimeTerms last_wave;    // the partial last wave; zeros when the grid fills its waves
 };
 
-/// The scale Calibration applies to a term (spill: 1).
+/// The scale Calibration applies to a term (shared memory and spill: 1; shared_memory_scale is
+/// the overlap share of compose_time_s, not a scale of the term).
 double term_scale(const Calibration& calibration, TimeTerm term);
 
 /// Predicted time, seconds:
 ///   full_waves * wave(full_wave) + wave(last_wave) + launch_overhead_s,
 ///   wave(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
-///                 latency_scale * t.latency, l2_scale * t.l2, dram_scale * t.dram, t.spill).
+///                 t.shared_memory, latency_scale * t.latency, l2_scale * t.l2,
+///                 dram_scale * t.dram, t.spill).
 /// Within a wave the terms overlap (each is a throughput or a latency chain of the same
-/// work), so the largest one is the wave's time; waves run one after another. Issue and the
-/// L1/shared data path add instead of overlapping (every LDS/LDG/local access occupies the
-/// sub-partition's MIO issue and the data path's register-file writes that the FFMAs' operands
-/// share); the H200 measurements behind this: docs/model.md#composition.
+/// work), so the largest one is the wave's time; waves run one after another. The L1/shared
+/// data path is its own unit (shared-memory wavefronts per cycle per SM, its ceiling the spec's
+/// or the measured bandwidth) and overlaps issue, except for the share shared_memory_scale that
+/// a calibration finds added (0 uncalibrated: the roofline's overlap); docs/model.md#composition.
 double compose_time_s(const PredictionTerms& terms, const Calibration& calibration);
 
 /// Each term over the whole launch, calibrated: full_waves * scale * full + scale * last.

@@ -44,6 +44,11 @@ struct WarpAccess {
 /// What one thread of a kernel's block does per K tile (one main-loop iteration), read off the
 /// kernel by its family. Counts are per warp instruction, averaged over the block's warps (a
 /// thread's instruction is its warp's).
+/// A K tile's wait on a stage barrier that a copy engine fills (rung 10): none (threads copy
+/// their own stages), a bulk copy's full mbarrier, or the guarded 4-byte cp.async fallback of
+/// unaligned rows that keeps the mbarrier protocol.
+enum class StageWait : int { kNone = 0, kBulkCopy = 1, kFallback = 2 };
+
 struct KernelAnatomy {
   int threads = 0;
   int warps = 0;
@@ -67,9 +72,9 @@ struct KernelAnatomy {
   /// Shared-memory round trips per K tile outside the FFMAs: a staged copy's store and the read
   /// after the barrier (2), an asynchronous copy's read (1), no shared memory (0).
   int shared_round_trips = 0;
-  /// Cycles per K tile a block waits on its stage barrier for a copy engine's bytes beyond the
-  /// latency chain (the family's measured figure; 0 where threads copy their own stages).
-  double stage_wait_cycles = 0;
+  /// The stage barrier a block waits on per K tile for a copy engine's bytes beyond the latency
+  /// chain; its cycles are the GPU's (MicroarchitectureFacts, stage_wait_cycles in latency.hpp).
+  StageWait stage_wait = StageWait::kNone;
   int staging_registers = 0;  // global values a thread holds between LDG and STS
   /// Register model (register_features): the staged values ptxas keeps live together because
   /// the family issues its whole tile of loads before the stores (thread-tiled rungs 3-6: the

@@ -105,37 +105,14 @@ int fragment_round_trips(const gemm::TileConfig& config);
 /// without WM, WN: (BM/TM)*(BN/TN)).
 int derived_threads(const gemm::TileConfig& config);
 
-/// Rung 10's per-K-tile wait on its stage's full mbarrier: thread 0 alone waits for the
-/// phase, then one __syncthreads releases the block, so every warp waits for one thread's
-/// mbarrier observation once per K tile, not hidden by the block's own warps. Nsight Compute
-/// on the H200 (data/measurements/h200-sxm/sgemm-ladder.json, run 84b6efb):
-/// the training cases (square power-of-two ladder) r10-cluster-128x256x16 s4 c2 at 2048^3,
-/// 4096^3 and 8192^3, all four rasters, stalls 0.26-0.27 warp cycles per
-/// issued instruction on the barrier, x 2176 instructions per warp per K tile = 570-590 cycles
-/// per K tile. Raw cycles (stall x instructions), derived without any fitted scale; like the
-/// rest of the latency chain they are multiplied by Calibration::latency_scale. Rungs 8-9 for
-/// comparison, supporting held-out cases and the rest of rung 10's idle time:
-/// docs/model.md#stage-waits.
-inline constexpr double kFullBarrierWaitCycles = 580;
-
-/// Rung 10's per-K-tile barrier wait when B's rows are not 16-byte aligned (N % 4 != 0): the
-/// kernel (10_hopper_cluster.cuh issue_cluster_stage / publish_stage) then copies B with every
-/// thread's guarded 4-byte cp.async instead of bulk copies, but keeps its stage protocol:
-/// thread 0 arrives on full[buffer] (no transaction bytes) and waits for its phase, one
-/// __syncthreads per K tile, and with a cluster thread 0 first waits on empty[buffer] until
-/// every block of the cluster has released the buffer's previous use. Nsight Compute on the
-/// eight rung-10 training cases at 2049^3 (data/measurements/h200-sxm/sgemm-ladder.json, run
-/// 8b790e0, set sweep-train): barrier stall per issued instruction x the model's instructions
-/// per warp per K tile, mean 275 cycles per K tile. Raw cycles, not fitted; multiplied by
-/// latency_scale like kFullBarrierWaitCycles. The cases, their figures and the effect:
-/// docs/model.md#stage-waits.
-inline constexpr double kFallbackStageWaitCycles = 275;
-
-/// Cycles per K tile a rung's block waits on its stage barrier beyond its issue
-/// (KernelAnatomy::stage_wait_cycles): rung 10, kFullBarrierWaitCycles when B arrives by bulk
-/// copies, kFallbackStageWaitCycles when its rows are not 16-byte aligned (cp.async fallback);
-/// else 0.
-double stage_wait_cycles(int rung, bool b_bulk_copy);
+/// The stage barrier a rung's block waits on per K tile beyond its issue
+/// (KernelAnatomy::stage_wait): rung 10 waits on its stage's full mbarrier (thread 0 alone waits
+/// for the phase, then one __syncthreads releases the block), StageWait::kBulkCopy when B
+/// arrives by bulk copies, StageWait::kFallback when B's rows are not 16-byte aligned (every
+/// thread's guarded 4-byte cp.async, same stage protocol); else kNone. The cycles are the GPU's
+/// (spec microarchitecture.bulk_copy_stage_wait_cycles, fallback_stage_wait_cycles: the H200's
+/// from Nsight Compute on training cases, docs/model.md#stage-waits).
+StageWait stage_wait_kind(int rung, bool b_bulk_copy);
 
 /// Float offset of logical element (row, col) of a rows x cols shared tile in `layout`, the
 /// host copy of kernels/ladder/common.cuh SmemTile::offset:
@@ -179,7 +156,7 @@ int padded_row_floats(int cols);
 /// fragment_round_trips, live_fragment_sets (1 for rungs 1-2, 2 from rung 3 on: the next k's
 /// fragments are read during the current FFMAs), shared_round_trips (0 rung 1, 1 when A and B
 /// both arrive asynchronously, else 2), b_multicast_blocks (rung 10 with bulk copies: the
-/// cluster), stage_wait_cycles (stage_wait_cycles(rung, b_bulk_copy)). Throws
+/// cluster), stage_wait (stage_wait_kind(rung, b_bulk_copy)). Throws
 /// std::invalid_argument for a config outside gemm::tile_bounds_problem or without a tile.
 KernelAnatomy anatomy(const gemm::Problem& problem, const gemm::TileConfig& config, int banks = 32);
 
