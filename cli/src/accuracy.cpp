@@ -1,4 +1,5 @@
 // roofcast accuracy: the model against a committed measurement of the GPU.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -53,9 +54,13 @@ int run_accuracy(const std::vector<std::string>& args) {
   }
   std::vector<const roofcast::validation::LadderMeasurement*> pointers;
   std::string joined_paths;
+  // Committed files are recorded by their repository path (relative to the data root).
+  const std::filesystem::path root = data_root_from(vm).path;
   for (std::size_t i = 0; i < measurements.size(); ++i) {
     pointers.push_back(&measurements[i]);
-    joined_paths += (i > 0 ? " + " : "") + paths[i];
+    const std::filesystem::path relative = std::filesystem::path(paths[i]).lexically_relative(root);
+    const bool inside = !relative.empty() && *relative.begin() != "..";
+    joined_paths += (i > 0 ? " + " : "") + (inside ? relative.generic_string() : paths[i]);
   }
   if (vm.count("write-calibration")) {
     roofcast::cli::check_may_overwrite(vm["write-calibration"].as<std::string>(),

@@ -81,13 +81,15 @@ TEST(Compose, MaxPerWaveSummedOverWaves) {
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5);
   c.launch_overhead_s = 0.125;
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5 + 0.125);
-  c.issue_scale = 4;  // issue + shared memory now binds both waves: 2 * (4 + 2) + 0.5 * 4
-  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 12 + 2 + 0.125);
+  c.issue_scale = 4;  // issue (the data path hidden under it) binds both waves: 2 * 4 + 0.5 * 4
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 8 + 2 + 0.125);
   c = Calibration{};
-  c.latency_scale = 0.5;  // issue + shared memory (1 + 2) binds the full waves, not latency
+  c.latency_scale = 0.5;  // the data path alone (2) binds the full waves, unscaled
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 2 + 0.5);
+  c.shared_memory_scale = 1;  // no overlap: issue + data path, 1 + 2 = 3 per full wave
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5);
-  c.shared_memory_scale = 2;  // 1 + 2 * 2 = 5 per full wave
-  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 5 + 0.5);
+  c.shared_memory_scale = 0.5;  // half the data path's time adds: max(1 + 1, 2, 1.5) = 2
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 2 + 0.5);
   c = Calibration{};
   c.dram_scale = 10;  // the last wave becomes DRAM-bound
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 6 + 2.5);

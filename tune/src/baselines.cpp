@@ -39,7 +39,9 @@ struct Facts {
 /// predict()'s own occupancy, so the baselines see exactly the registers roofcast does; -1 when
 /// it cannot launch.
 int active_warps(const GpuSpec& gpu, const gemm::Problem& problem, const Candidate& c) {
-  const Prediction p = kernels::predict(gpu, predict_input(c, problem));
+  // The GPU's calibration carries its fitted register model: the registers rank() sees.
+  const Prediction p =
+      kernels::predict(gpu, predict_input(c, problem), default_calibration(gpu, nullptr));
   return p.launchable ? p.occupancy.active_warps : -1;
 }
 

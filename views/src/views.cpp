@@ -732,14 +732,19 @@ std::string predict_text(const PredictReport& report) {
   out += format("           raster %s, %d threads, %d B shared memory, %d registers/thread (%s)\n",
                 gemm::to_string(in.raster).c_str(), c.threads, p.shared_memory_bytes,
                 p.registers_per_thread,
-                p.registers_estimated
-                    ? format("estimated: %d accumulators + %d fragments + %d staging + %d "
+                !p.registers_estimated ? "given"
+                : p.register_estimate.fitted
+                    ? format("estimated by the fitted register model: %d needed, from %d "
+                             "accumulators, %d fragments, %d staging",
+                             p.register_estimate.total, p.register_estimate.accumulators,
+                             p.register_estimate.fragments, p.register_estimate.staging)
+                          .c_str()
+                    : format("estimated: %d accumulators + %d fragments + %d staging + %d "
                              "addressing + %d pipeline = %d",
                              p.register_estimate.accumulators, p.register_estimate.fragments,
                              p.register_estimate.staging, p.register_estimate.addressing,
                              p.register_estimate.pipeline, p.register_estimate.total)
-                          .c_str()
-                    : "given");
+                          .c_str());
   for (const std::string& note : report.notes) out += "           note: " + note + "\n";
   out += "\n";
   const OccupancyResult& o = p.occupancy;
@@ -899,7 +904,8 @@ json predict_json(const PredictReport& report) {
                               {"staging", p.register_estimate.staging},
                               {"addressing", p.register_estimate.addressing},
                               {"pipeline", p.register_estimate.pipeline},
-                              {"total", p.register_estimate.total}};
+                              {"total", p.register_estimate.total},
+                              {"fitted", p.register_estimate.fitted}};
   const OccupancyResult& o = p.occupancy;
   out["launchable"] = p.launchable;
   out["cannot_launch_reason"] = p.not_runnable != nullptr ? json(p.not_runnable)
