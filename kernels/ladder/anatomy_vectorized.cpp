@@ -59,6 +59,8 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   const int c_vectors = a.outputs_per_thread / kVectorFloats;
   a.epilogue_instructions =
       a.outputs_per_thread + 2.0 * (a.b_vector ? c_vectors : kVectorFloats * c_vectors);
+  a.c_store_sectors = c_store_sectors_per_warp(s.lanes, threads_per_row, c.tm, c.tn,
+                                               a.b_vector ? kVectorFloats : 1, p.n);
   a.shared_round_trips = 2;  // the staged store, the read after the barrier
   a.live_fragment_sets = 2;  // the next k's fragments are read during the current FFMAs
 }

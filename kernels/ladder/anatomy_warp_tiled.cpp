@@ -187,6 +187,8 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   const int c_vectors = a.outputs_per_thread / kVectorFloats;
   a.epilogue_instructions =
       a.outputs_per_thread + 2.0 * (a.b_vector ? c_vectors : kVectorFloats * c_vectors);
+  a.c_store_sectors = c_store_sectors_per_warp(s.lanes, std::max(1, c.wn / c.tn), c.tm, c.tn,
+                                               a.b_vector ? kVectorFloats : 1, p.n);
 }
 
 }  // namespace ladder

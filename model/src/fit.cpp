@@ -27,6 +27,12 @@ constexpr int kOverlap = 1;                   // shared_memory_scale: a share, 0
 constexpr int kSharedAlone = kTimeTermCount;  // binding group: the data path alone, unscaled
 /// The uncalibrated value of each parameter (Calibration's defaults).
 constexpr Parameters kDefaults{1, 0, 1, 1, 1, 0};
+/// The parameters the fit may move. The L2 and DRAM scales stay 1: those terms are bytes over a
+/// bandwidth measured on the GPU (or its spec's figure), a physical ceiling; a fitted scale there
+/// only absorbed cases of other mechanisms (the sample's training split: dram_scale 6.7 from 70
+/// skinny cases, training MAPE 17.4% with or without it; docs/model.md#calibration-and-the-fit).
+constexpr std::array<bool, kFittedParameterCount> kFreeParameter{true, true, true,
+                                                                 false, false, true};
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   Calibration c;
@@ -118,7 +124,8 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
   // case alone would set it to reproduce that case exactly (no information about the term).
   for (int j = 0; j < kFittedParameterCount; ++j) {
     const auto binding_cases = (x.col(j).array() != 0).count();
-    active[j] = binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
+    active[j] = kFreeParameter[static_cast<std::size_t>(j)] &&
+                binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
     if (!active[j] && j != kOverhead) out.parameters[j] = kDefaults[j];  // undetermined
   }
   for (int round = 0; round <= kFittedParameterCount; ++round) {

@@ -258,6 +258,11 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   m.convoy_floor = convoy_floor;
   m.prologue_cycles = (a.prefetch_tiles == 0 ? load_wait_cycles : h.global_latency_cycles) +
                       h.transfer_cycles + h.overhead_cycles;
+  // The epilogue's C stores: every sector they touch is one L2 write (c_store_sectors), through
+  // the SM's share of the L2 bandwidth (convoy_transfer_cycles), after the block's K loop.
+  h.epilogue_store_cycles = convoy_transfer_cycles(m.warps * a.c_store_sectors * kSectorBytes,
+                                                   p.ceilings, gpu.chip.sm_count);
+  m.epilogue_store_cycles = h.epilogue_store_cycles;
   return m;
 }
 

@@ -38,6 +38,9 @@ struct WaveModel {
   double convoy_issue = 0;  // one block's issue part of the chain
   double convoy_floor = 0;  // the prefetched load chain, (L_global + overhead) / d
   double prologue_cycles = 0;
+  /// One block's C stores draining through its SM's share of the L2 bandwidth after its K loop
+  /// (LatencyHiding::epilogue_store_cycles); the wave's blocks per SM store together.
+  double epilogue_store_cycles = 0;
   double l1_bytes_per_s_per_sm = 0;
   double grid = 0;
   double l2_bytes = 0;

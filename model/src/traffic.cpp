@@ -225,4 +225,27 @@ double dram_bytes(const Traffic& t, const gemm::Problem& p, double operand_hit_r
   return std::max(misses, compulsory_operands) + t.c_write_bytes + t.c_read_bytes;
 }
 
+double c_store_sectors_per_warp(int lanes, int lanes_along_n, int tm, int tn, int vector_floats,
+                                std::int64_t row_words) {
+  if (lanes <= 0 || lanes > 32 || lanes_along_n <= 0 || tm <= 0 || tn <= 0 || vector_floats <= 0) {
+    return 0.0;
+  }
+  std::int64_t words[32];
+  double sectors = 0;
+  for (int i = 0; i < tm; ++i) {
+    for (int q = 0; q * vector_floats < tn; ++q) {
+      for (int lane = 0; lane < lanes; ++lane) {
+        const std::int64_t row = static_cast<std::int64_t>(lane / lanes_along_n) * tm + i;
+        const std::int64_t col = static_cast<std::int64_t>(lane % lanes_along_n) * tn +
+                                 static_cast<std::int64_t>(q) * vector_floats;
+        words[lane] = row * row_words + col;
+      }
+      int touched = 0;
+      global_wavefronts(words, lanes, vector_floats, nullptr, &touched);
+      sectors += touched;
+    }
+  }
+  return sectors;
+}
+
 }  // namespace roofcast

@@ -530,8 +530,12 @@ TEST(Predict, BarrierPerTileBlocksWaitTogether) {
   const double one_block_epilogue =
       p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
       block_issue_cycles_per_instruction(2, *h200().microarchitecture.warp_own_stall_cycles);
+  // The two blocks' C stores drain after their K loops: warps x sectors x 32 bytes each.
+  EXPECT_NEAR(h.epilogue_store_cycles,
+              p.anatomy.warps * p.anatomy.c_store_sectors * 32 / l2_bytes_per_cycle, 1e-9);
+  EXPECT_GT(h.epilogue_store_cycles, 0);
   const double expected = (512 * (std::max(h.round_issue_cycles, h.tile_issue_cycles) + exposed) +
-                           exposed + one_block_epilogue) /
+                           exposed + one_block_epilogue + 2 * h.epilogue_store_cycles) /
                           (p.ceilings.boost_clock_MHz * 1e6);
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency], expected, 1e-12);
   EXPECT_EQ(p.binding, TimeTerm::kLatency);
@@ -694,9 +698,8 @@ TEST(Predict, DoesNotAllocate) {
 Calibration truth() {
   Calibration c;
   c.issue_scale = 1.3;
-  c.shared_memory_scale = 1.1;
+  c.shared_memory_scale = 0.4;
   c.latency_scale = 1.6;
-  c.dram_scale = 1.2;
   c.launch_overhead_s = 4e-6;
   return c;
 }
@@ -734,11 +737,11 @@ TEST(Fit, RecoversKnownParametersFromPredictions) {
   EXPECT_LT(*r.held_out_mape_percent, 1e-6);
   const Calibration& c = r.calibration;
   EXPECT_NEAR(c.issue_scale, 1.3, 1e-6);
-  EXPECT_NEAR(c.shared_memory_scale, 1.1, 1e-6);
+  EXPECT_NEAR(c.shared_memory_scale, 0.4, 1e-6);
   EXPECT_NEAR(c.latency_scale, 1.6, 1e-6);
   EXPECT_NEAR(c.launch_overhead_s, 4e-6, 1e-10);
   EXPECT_TRUE(r.fitted[0]);
-  EXPECT_FALSE(r.fitted[3]);  // no L2 ceiling: the L2 term is zero, its scale stays 1
+  EXPECT_FALSE(r.fitted[3]);  // a bandwidth ceiling: not a free parameter, its scale stays 1
   EXPECT_DOUBLE_EQ(c.l2_scale, 1);
 }
 
@@ -752,9 +755,9 @@ TEST(Fit, NoisyTimesGiveSmallErrors) {
 }
 
 TEST(Fit, RandomTermsAndEveryParameter) {
-  // Terms drawn so that each of the five scaled terms binds some cases.
+  // Terms drawn so that each of the five terms binds some cases; the L2 and DRAM scales are not
+  // free (bandwidth ceilings), the truth keeps them at 1.
   Calibration t = truth();
-  t.l2_scale = 0.8;
   std::vector<FitSample> samples;
   unsigned state = 12345;
   auto next = [&] {
@@ -775,9 +778,14 @@ TEST(Fit, RandomTermsAndEveryParameter) {
   const FitResult r = fit_calibration(samples, every_other(samples));
   EXPECT_LT(r.training_mape_percent, 1e-6);
   EXPECT_LT(*r.held_out_mape_percent, 1e-6);
-  for (int j = 0; j < 5; ++j) EXPECT_TRUE(r.fitted[j]) << fitted_parameter_name(j);
-  EXPECT_NEAR(r.calibration.l2_scale, 0.8, 1e-6);
-  EXPECT_NEAR(r.calibration.dram_scale, 1.2, 1e-6);
+  for (int j = 0; j < 3; ++j) EXPECT_TRUE(r.fitted[j]) << fitted_parameter_name(j);
+  EXPECT_FALSE(r.fitted[3]);
+  EXPECT_FALSE(r.fitted[4]);
+  EXPECT_NEAR(r.calibration.issue_scale, 1.3, 1e-6);
+  EXPECT_NEAR(r.calibration.shared_memory_scale, 0.4, 1e-6);
+  EXPECT_NEAR(r.calibration.latency_scale, 1.6, 1e-6);
+  EXPECT_EQ(r.calibration.l2_scale, 1);
+  EXPECT_EQ(r.calibration.dram_scale, 1);
 }
 
 TEST(Fit, AllTrainingHasNoHeldOutError) {
@@ -790,22 +798,22 @@ TEST(Fit, AllTrainingHasNoHeldOutError) {
 }
 
 // A term that binds one training case alone does not get a scale: it would reproduce that case
-// exactly. Two issue-bound cases and one that only DRAM can bind: the DRAM scale stays 1.
+// exactly. Two issue-bound cases and one that only latency can bind: the latency scale stays 1.
 TEST(Fit, OneBindingCaseDoesNotDetermineAScale) {
-  auto sample = [](std::string name, double issue, double dram, double measured) {
+  auto sample = [](std::string name, double issue, double latency, double measured) {
     FitSample s;
     s.name = std::move(name);
     s.terms.full_waves = 1;
     s.terms.full_wave[TimeTerm::kIssue] = issue;
-    s.terms.full_wave[TimeTerm::kDram] = dram;
+    s.terms.full_wave[TimeTerm::kLatency] = latency;
     s.measured_time_s = measured;
     return s;
   };
   const std::vector<FitSample> samples = {sample("a", 1.0, 0.0, 2.0), sample("b", 2.0, 0.0, 4.0),
                                           sample("c", 0.1, 1.0, 5.0)};
   const FitResult r = fit_calibration(samples, {"a", "b", "c"});
-  EXPECT_FALSE(r.fitted[4]);  // dram_scale
-  EXPECT_EQ(r.calibration.dram_scale, 1);
+  EXPECT_FALSE(r.fitted[2]);  // latency_scale
+  EXPECT_EQ(r.calibration.latency_scale, 1);
   EXPECT_TRUE(r.fitted[0]);  // issue_scale: two cases
 }
 

@@ -198,5 +198,20 @@ TEST(Traffic, ClusterMulticastDividesBBytes) {
   EXPECT_DOUBLE_EQ(t.a_l2_bytes, 32.0 * 4096 * 4096 * 4);
 }
 
+// The epilogue's C stores, in 32-byte sectors per warp: float4 stores of an 8-wide thread tile
+// put one 16-byte vector in each sector (twice the bytes), 4-wide tiles pair up lanes in one
+// sector, and scalar stores of unaligned rows touch one sector per 4-byte word.
+TEST(CStoreSectors, VectorWidthAndTileWidthDecideTheSectors) {
+  // 8 lanes along N, 4 rows per instruction; 8 rows x 2 float4 per thread: 16 instructions.
+  EXPECT_DOUBLE_EQ(c_store_sectors_per_warp(32, 8, 8, 8, 4, 4096), 16 * 32);
+  // TN = 4: lanes 2t and 2t + 1 share a sector: 16 per instruction, 4 instructions.
+  EXPECT_DOUBLE_EQ(c_store_sectors_per_warp(32, 16, 4, 4, 4, 4096), 4 * 16);
+  // Scalar stores (N odd): 8 x 8 instructions of 32 sectors each.
+  EXPECT_DOUBLE_EQ(c_store_sectors_per_warp(32, 8, 8, 8, 1, 4097), 64 * 32);
+  // All 32 lanes along one row, TN = 1: one 128-byte row, 4 sectors.
+  EXPECT_DOUBLE_EQ(c_store_sectors_per_warp(32, 32, 1, 1, 1, 4096), 4);
+  EXPECT_DOUBLE_EQ(c_store_sectors_per_warp(32, 0, 8, 8, 4, 4096), 0);  // no layout: nothing
+}
+
 }  // namespace
 }  // namespace roofcast

@@ -92,7 +92,7 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
   for (int i = 0; i < kFittedParameterCount; ++i) {
     const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
     out << " " << parameter.name << "=" << format("%.4g", a.fit.calibration.*parameter.field)
-        << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not determined)");
+        << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not fitted)");
   }
   out << "\n\nerror of predicted TFLOPS (|predicted - measured| / measured)\n";
   out << summary_line("training", a.training);

@@ -93,7 +93,10 @@ struct LatencyHiding {
   double transfer_cycles = 0;
   double overhead_cycles = 0;
   double tile_issue_cycles = 0;
-  double stage_wait_cycles = 0;  // KernelAnatomy::stage_wait_cycles, in tile_cycle with prefetch
+  double stage_wait_cycles = 0;  // stage_wait_cycles(KernelAnatomy::stage_wait), in tile_cycle
+  /// One block's C stores after its K loop: warps * c_store_sectors * 32 bytes at the SM's share
+  /// of the L2 bandwidth (convoy_transfer_cycles); the latency term adds blocks_per_sm of them.
+  double epilogue_store_cycles = 0;
   /// fragment_wait_cycles of the full wave's B blocks (rung 4; 0 otherwise), in tile_cycle and
   /// added to every K tile of the latency chain (per wave, with that wave's blocks per SM).
   double fragment_wait_cycles = 0;

@@ -104,6 +104,7 @@ struct KernelAnatomy {
   double barriers = 0;               // __syncthreads per K tile (0: warps never wait for the block)
   double integer_overhead = 0;       // address, predicate and loop instructions per K tile
   double epilogue_instructions = 0;  // per thread, once per block: alpha scaling and C stores
+  double c_store_sectors = 0;        // per warp, once per block: c_store_sectors_per_warp
 
   /// Every instruction a thread issues per K tile. With cp.async the stores are the global
   /// copies themselves (store_* then count their shared-memory wavefronts only).
@@ -207,6 +208,15 @@ int shared_load_wavefronts(const std::int64_t* word_offsets, int lanes, int widt
 /// 32-byte sectors (either may be null).
 int global_wavefronts(const std::int64_t* word_offsets, int lanes, int width, int* ideal,
                       int* sectors);
+
+/// 32-byte sectors one warp's epilogue stores of C touch: each thread stores its TM x TN tile as
+/// TM rows of TN / vector_floats stores (thread tr, tc of a warp at rows tr * TM .., columns
+/// tc * TN ..; lanes_along_n lanes per row, consecutive lanes along N), row r of C starting at
+/// word r * row_words. Each store instruction's lanes are counted by global_wavefronts' sectors:
+/// scalar stores spread over rows put one 4-byte word in each sector they touch, and L2 takes
+/// every sector write as one transaction.
+double c_store_sectors_per_warp(int lanes, int lanes_along_n, int tm, int tn, int vector_floats,
+                                std::int64_t row_words);
 
 /// Bytes and operations of the whole launch, per level.
 struct Traffic {
