@@ -55,7 +55,7 @@ void check_model(const validation::LadderMeasurement& measurement) {
   try {
     accuracy = validation::evaluate_model(gpu, measurement);
   } catch (const std::invalid_argument& error) {
-    // Documented: no timed registry case, an unknown kernel, nothing to fit on.
+    // Documented: no timed case, an unknown kernel, nothing to fit on.
     roofcast::fuzz::refused(error);
     return;
   }

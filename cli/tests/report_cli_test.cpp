@@ -132,7 +132,12 @@ TEST(ReportCli, ValidatedReportHasEveryPart) {
         "(occupancy-threads.svg)",
         "(l2-raster.svg)",
         "## 5. Error summary",
-        "| held out | 288 |",
+        "| held out | 6973 |",
+        "## 6. Generalisation: held-out configs and shapes",
+        "(generalisation.svg)",
+        "(registers.svg)",
+        "**Selection per held-out shape**",
+        "| 4318×1083×58 | 499 |",
         "Spearman",
         "% of the measured best",
         "[selection.md](selection.md)",
@@ -229,7 +234,7 @@ TEST(ReportCli, BadInputNamesWhatIsWrong) {
     std::ofstream(path) << j.dump();
     expect_error("report --measurements '" + path.string() + "' --root '" + kRoot.string() +
                      "' --out '" + path.string() + ".d'",
-                 1, path.string() + ": the measurement has no timed registry case");
+                 1, path.string() + ": the measurements have no timed case");
     fs::remove(path);
   }
   expect_error("report --gpu nosuchgpu", 2, "nosuchgpu");
@@ -258,7 +263,9 @@ TEST(ReportCli, JsonCarriesTheSameNumbers) {
   EXPECT_TRUE(j.at("validated").get<bool>());
   EXPECT_EQ(j.at("gpu").at("id"), "h200-sxm");
   EXPECT_EQ(j.at("runs").at(0).at("revision"), "8b790e0");
-  EXPECT_EQ(j.at("errors").at("held_out").at("cases"), 288);
+  EXPECT_EQ(j.at("errors").at("held_out").at("cases"), 6973);  // the ladder run and the sample
+  EXPECT_EQ(j.at("errors").at("held_out_both").at("cases"), 1097);
+  EXPECT_EQ(j.at("errors").at("sample").size(), 25u);
   const auto& rows = j.at("ladder").at("rows");
   EXPECT_EQ(rows.size(), 11u);  // rungs 1-10, two rung-6 headlines
   for (const auto& row : rows) {

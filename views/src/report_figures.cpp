@@ -332,6 +332,64 @@ std::string scatter_figure(const GpuReport& r) {
   return s;
 }
 
+std::string generalisation_figure(const GpuReport& r) {
+  std::string s = header(800, r, "held-out configs at held-out shapes: predicted vs measured");
+  s += format(
+      "set title %s.\": held-out configs at held-out shapes, predicted vs measured TFLOPS\\n{/*0.85 "
+      "calibrated on the training cases only; dashed: ±10%%}\"\n",
+      gnuplot_string(r.gpu.name).c_str());
+  s += "set logscale xy\nset xrange [0.05:80]\nset yrange [0.05:80]\nset grid\n";
+  s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\nset size square\n";
+  s += "set key top left box opaque " + kSmallFont + "\n";
+  s += "$cases << EOD\n";
+  int cases = 0;
+  for (const validation::CaseAccuracy& c : r.accuracy->cases) {
+    if (c.duplicate || !c.config_held_out || !c.shape_held_out) continue;
+    s += format("%.5g %.5g %.5g\n", c.measured_tflops, c.predicted_tflops,
+                c.estimated_tflops > 0 ? c.estimated_tflops : 1e-9);
+    ++cases;
+  }
+  s += "EOD\n";
+  s += format(
+      "plot x lc rgb '#444444' title 'predicted = measured', \\\n"
+      "     1.1*x dt 2 lc rgb '#888888' title '±10%%', 0.9*x dt 2 lc rgb '#888888' "
+      "notitle, \\\n"
+      "     $cases using 1:3 with points pt 9 ps 0.45 lc rgb '%s' title "
+      "'registers estimated (%d)', \\\n"
+      "     $cases using 1:2 with points pt 7 ps 0.45 lc rgb '%s' title "
+      "'ptxas registers (%d)'\n",
+      kPublishedColor, cases, kPredictedColor, cases);
+  return s;
+}
+
+std::string registers_figure(const GpuReport& r) {
+  std::string s = header(800, r, "register estimate against ptxas");
+  s += format(
+      "set title %s.\": registers per thread, the fitted estimate against ptxas (sm\\_90)\\n{/*0.85 "
+      "at 255 or the launch bound's cap the count is capped; dashed: ±4 registers}\"\n",
+      gnuplot_string(r.gpu.name).c_str());
+  s += "set xrange [0:260]\nset yrange [0:260]\nset grid\n";
+  s += "set xlabel 'ptxas registers per thread'\nset ylabel 'estimated registers per "
+       "thread'\nset size square\n";
+  s += "set key top left box opaque " + kSmallFont + "\n";
+  s += "$rows << EOD\n";
+  int training = 0, held = 0;
+  for (const validation::RegisterAccuracy::Row& row : r.accuracy->registers.rows) {
+    s += format("%d %d %d\n", row.ptxas_registers, row.estimated_registers, row.training ? 1 : 0);
+    (row.training ? training : held) += 1;
+  }
+  s += "EOD\n";
+  s += format(
+      "plot x lc rgb '#444444' title 'estimate = ptxas', \\\n"
+      "     x+4 dt 2 lc rgb '#888888' title '±4', x-4 dt 2 lc rgb '#888888' notitle, \\\n"
+      "     $rows using 1:($3==1 ? $2 : 1/0) with points pt 7 ps 0.45 lc rgb '%s' title "
+      "'training configs (%d)', \\\n"
+      "     $rows using 1:($3==0 ? $2 : 1/0) with points pt 9 ps 0.6 lc rgb '%s' title "
+      "'held-out configs (%d)'\n",
+      kPredictedColor, training, kPublishedColor, held);
+  return s;
+}
+
 std::string tile_panel(const GpuReport& r, const TileCurve& curve, const std::string& name) {
   std::string s;
   s += format("set title '%s: best config per block tile BM x BN'\n",
@@ -480,6 +538,10 @@ std::vector<ReportFigure> gpu_report_figures(const GpuReport& report) {
   figures.push_back({"ladder.svg", ladder_figure(report)});
   figures.push_back({"roofline.svg", roofline_figure(report)});
   if (report.validated) figures.push_back({"predicted-vs-measured.svg", scatter_figure(report)});
+  if (report.accuracy && !report.accuracy->sample.empty()) {
+    figures.push_back({"generalisation.svg", generalisation_figure(report)});
+    figures.push_back({"registers.svg", registers_figure(report)});
+  }
   if (!report.tile_curves.empty()) figures.push_back({"tile-sweep.svg", tile_figure(report)});
   const char* axes[] = {"registers", "shared-memory", "threads"};
   for (std::size_t i = 0; i < report.occupancy.size() && i < 3; ++i) {

@@ -243,16 +243,50 @@ void ceilings_section(std::ostringstream& md, const GpuReport& r) {
   row("L2", c.l2_GBps, "GB/s", r.roofline.spec_ridge.l2, r.roofline.ridge.l2);
   row("DRAM", c.dram_GBps, "GB/s", r.roofline.spec_ridge.dram, r.roofline.ridge.dram);
   md << "\nGB is 10⁹ bytes. The shared-memory datasheet figure is derived: banks × 4 bytes × SMs × "
-        "boost clock. The vendor gives no L2 bandwidth. A ridge point is the FFMA ceiling over "
+        "boost clock. The vendor gives no L2 bandwidth: an L2 datasheet figure is the spec's "
+        "`microarchitecture.l2_bw_GBps` (a published measurement, cited in the spec). A ridge point is the FFMA ceiling over "
         "the level's bandwidth: below it the level bounds a kernel.\n\n";
   const Latencies& l = r.latencies;
-  md << "| latency (SM cycles) | value | source |\n|---|---:|---|\n"
-     << format("| shared memory | %.1f | %s |\n", l.shared_memory_cycles,
-               l.shared_memory_measured ? "measured" : "assumed (reference: 20–30)")
-     << format("| L2 | %.1f | %s |\n", l.l2_cycles,
-               l.l2_measured ? "measured" : "assumed (reference: about 200)")
-     << format("| DRAM | %.1f | %s |\n\n", l.dram_cycles,
-               l.dram_measured ? "measured" : "assumed (reference: 300–400)");
+  const MicroarchitectureFacts& facts = r.gpu.microarchitecture;
+  // measured > the spec's microarchitecture fact (with its source) > the generic assumption.
+  auto fact_source = [&r](bool measured, const std::optional<double>& fact, const char* field,
+                          const char* assumption) {
+    if (measured) return std::string("measured");
+    if (fact) {
+      const auto source = r.gpu.sources.find(std::string("microarchitecture.") + field);
+      return "spec: " + (source != r.gpu.sources.end() ? source->second : std::string("?"));
+    }
+    return std::string("assumed (") + assumption + ")";
+  };
+  md << "Per-architecture facts of the time model (measured, else the spec's `microarchitecture` "
+        "block with its source, else the model's generic assumption):\n\n"
+     << "| fact | value | source |\n|---|---:|---|\n"
+     << "| shared-memory latency | " << format("%.1f cycles", l.shared_memory_cycles) << " | "
+     << fact_source(l.shared_memory_measured, facts.shared_memory_latency_cycles,
+                    "shared_memory_latency_cycles", "reference: 20–30")
+     << " |\n| L2 latency | " << format("%.1f cycles", l.l2_cycles) << " | "
+     << fact_source(l.l2_measured, facts.l2_latency_cycles, "l2_latency_cycles",
+                    "reference: about 200")
+     << " |\n| DRAM latency | " << format("%.1f cycles", l.dram_cycles) << " | "
+     << fact_source(l.dram_measured, facts.dram_latency_cycles, "dram_latency_cycles",
+                    "reference: 300–400")
+     << " |\n| dependent FFMA latency | " << format("%.0f cycles", l.ffma_cycles) << " | "
+     << fact_source(false, facts.ffma_latency_cycles, "ffma_latency_cycles", "4 from Volta on")
+     << " |\n| a warp's own stalls per instruction | "
+     << format("%.2f cycles", facts.warp_own_stall_cycles.value_or(kAssumedWarpOwnStallCycles))
+     << " | "
+     << fact_source(false, facts.warp_own_stall_cycles, "warp_own_stall_cycles",
+                    "0: a warp alone issues every cycle")
+     << " |\n| unaligned copy paths, extra stalls per instruction | "
+     << format("%.2f cycles", facts.unaligned_copy_stall_cycles.value_or(0)) << " | "
+     << fact_source(false, facts.unaligned_copy_stall_cycles, "unaligned_copy_stall_cycles", "0")
+     << " |\n| stage barrier wait per K tile, bulk copies (rung 10) | "
+     << format("%.0f cycles", facts.bulk_copy_stage_wait_cycles.value_or(0)) << " | "
+     << fact_source(false, facts.bulk_copy_stage_wait_cycles, "bulk_copy_stage_wait_cycles", "0")
+     << " |\n| the same, cp.async fallback (rung 10) | "
+     << format("%.0f cycles", facts.fallback_stage_wait_cycles.value_or(0)) << " | "
+     << fact_source(false, facts.fallback_stage_wait_cycles, "fallback_stage_wait_cycles", "0")
+     << " |\n\n";
   if (!r.microbenchmark_methods.empty()) {
     md << "How each was measured (the run's own words):\n\n";
     for (const auto& [name, method] : r.microbenchmark_methods) {
@@ -639,6 +673,88 @@ void errors_section(std::ostringstream& md, const GpuReport& r) {
   }
 }
 
+/// Issue 15's generalisation: held-out configs at held-out shapes of the measured sample only.
+void generalisation_section(std::ostringstream& md, const GpuReport& r) {
+  if (!r.accuracy || r.accuracy->sample.empty()) return;
+  const validation::ModelAccuracy& a = *r.accuracy;
+  md << "## 6. Generalisation: held-out configs and shapes\n\n"
+     << "The measured sample ([docs/sample.md](../../docs/sample.md)): configs drawn with a "
+        "fixed seed from the enumerated space of rungs 4-10, with the registry's, measured at "
+     << a.sample.size()
+     << " shapes (drawn from a stated distribution, and the sweeps' shapes). One split, fixed "
+        "before any fit (`tune::case_held_out`): a case is held out when its config or its "
+        "shape is. The calibration and the register model are fitted on training cases only; "
+        "below, only cases whose config **and** shape were held out.\n\n";
+  double worst_rung = 0;
+  int worst_rung_number = 0;
+  for (const auto& [rung, s] : a.per_rung_held_out_both) {
+    if (rung >= 4 && s.mape_percent > worst_rung) {
+      worst_rung = s.mape_percent;
+      worst_rung_number = rung;
+    }
+  }
+  double worst_first = 1, worst_top5 = 1, worst_spearman = 1;
+  int held_shapes = 0;
+  for (const validation::SweepShape& s : a.sample) {
+    if (!s.held_out) continue;
+    ++held_shapes;
+    worst_first = std::min(worst_first, s.top1_fraction);
+    worst_top5 = std::min(worst_top5, s.best_of_top5_fraction);
+    worst_spearman = std::min(worst_spearman, s.spearman);
+  }
+  const auto& reg = a.registers.held_out;
+  md << "| metric (held out) | goal | now |\n|---|---:|---:|\n"
+     << "| MAPE, held-out configs × held-out shapes (" << a.held_out_both.cases
+     << " cases, ptxas registers) | ≤ 6% | " << format("%.1f%%", a.held_out_both.mape_percent)
+     << " |\n| the same, registers estimated (a config never compiled) | – | "
+     << format("%.1f%%", a.held_out_both_estimated.mape_percent)
+     << " |\n| worst rung, held-out × held-out | ≤ 9% | "
+     << format("%.1f%% (rung %d)", worst_rung, worst_rung_number)
+     << " |\n| first choice among all sampled configs, worst of " << held_shapes
+     << " held-out shapes | ≥ 97% | " << format("%.1f%%", 100 * worst_first)
+     << " |\n| best of the model's top 5, worst held-out shape | ≥ 99.5% | "
+     << format("%.1f%%", 100 * worst_top5)
+     << " |\n| Spearman, worst held-out shape | ≥ 0.95 | " << format("%.3f", worst_spearman)
+     << " |\n| register estimate, mean \\|error\\| on " << reg.configs
+     << " held-out configs | ≤ 4 | " << format("%.1f", reg.mean_abs_error)
+     << " |\n| spills predicted right, held-out configs | ≥ 95% | "
+     << format("%.1f%%", 100 * reg.spills_correct) << " |\n\n";
+  md << "Calibration scales (fitted on the training cases; each is 1 at face value):";
+  for (int i = 0; i < kFittedParameterCount; ++i) {
+    const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
+    md << (i ? ", " : " ") << "`" << parameter.name << "` "
+       << format("%.3g", a.fit.calibration.*parameter.field)
+       << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not fitted)");
+  }
+  md << ". `shared_memory_scale` is the share of the data-path time that issue does not hide "
+        "(0..1), not a scale; the L2 and DRAM scales stay 1 (measured bandwidths are the "
+        "ceilings).\n\n";
+  md << "![held-out configs at held-out shapes: predicted vs measured](generalisation.svg)\n\n";
+  md << "| rung | cases | MAPE | worst case |\n|---|---:|---:|---|\n";
+  for (const auto& [rung, s] : a.per_rung_held_out_both) {
+    md << "| " << rung << " | " << s.cases << " | " << format("%.1f%%", s.mape_percent) << " | `"
+       << s.worst_case << "` " << format("(%.1f%%)", s.max_abs_error_percent) << " |\n";
+  }
+  md << "\n**Selection per held-out shape** (every sampled and registered config of rungs 4-10 "
+        "measured there; ptxas registers):\n\n"
+     << "| shape | configs | Spearman | model's first choice, measured | % of the measured best "
+        "| best of top 5 |\n|---|---:|---:|---|---:|---:|\n";
+  for (const validation::SweepShape& s : a.sample) {
+    if (!s.held_out) continue;
+    md << "| " << problem_label(s.problem) << " | " << s.configs << " | "
+       << format("%.3f", s.spearman) << " | `" << s.predicted_best << "` "
+       << format("%.2f", s.predicted_best_measured_tflops) << " | "
+       << format("%.1f%%", 100 * s.top1_fraction) << " | "
+       << format("%.1f%%", 100 * s.best_of_top5_fraction) << " |\n";
+  }
+  md << "\n**Register estimate against ptxas** (sm_90, nvcc 13.0; the fitted register model, "
+        "training configs "
+     << a.registers.training.configs << ": mean |error| "
+     << format("%.1f", a.registers.training.mean_abs_error) << ", held out " << reg.configs << ": "
+     << format("%.1f", reg.mean_abs_error) << ", worst " << reg.max_abs_error << " (`" << reg.worst
+     << "`)):\n\n![register estimate against ptxas](registers.svg)\n\n";
+}
+
 }  // namespace
 
 std::string problem_label(const gemm::Problem& p) {
@@ -673,6 +789,13 @@ std::string gpu_report_markdown(const GpuReport& r) {
        << format("%.1f%%", a.training.mape_percent) << " on its " << a.training.cases
        << " training cases, " << format("%.1f%%", a.uncalibrated_all.mape_percent)
        << " uncalibrated)";
+    if (a.held_out_both.cases > 0) {
+      md << "; on the " << a.held_out_both.cases
+         << " cases of the measured sample whose config and shape were both held out, "
+         << format("%.1f%%", a.held_out_both.mape_percent) << " ("
+         << format("%.1f%%", a.held_out_both_estimated.mape_percent)
+         << " with registers estimated, [section 6](#6-generalisation-held-out-configs-and-shapes))";
+    }
     if (!a.sweep.empty()) {
       double worst_top1 = 1;
       for (const validation::SweepShape& s : a.sweep)
@@ -693,14 +816,20 @@ std::string gpu_report_markdown(const GpuReport& r) {
   md << "![the ladder at " << problem_label(r.problem) << "](ladder.svg)\n\n";
   md << "Sections: [1. Context](#1-context) · [2. Ceilings](#2-ceilings-datasheet-and-measured) · "
         "[3. The ladder](#3-the-ladder) · [4. Figures](#4-figures) · [5. Error "
-        "summary](#5-error-summary) · "
-        "[6. Regenerating](#6-regenerating)\n\n";
+        "summary](#5-error-summary) · ";
+  if (r.accuracy && !r.accuracy->sample.empty()) {
+    md << "[6. Generalisation](#6-generalisation-held-out-configs-and-shapes) · "
+          "[7. Regenerating](#7-regenerating)\n\n";
+  } else {
+    md << "[6. Regenerating](#6-regenerating)\n\n";
+  }
   context_section(md, r);
   ceilings_section(md, r);
   ladder_section(md, r);
   figures_section(md, r);
   errors_section(md, r);
-  md << "## 6. Regenerating\n\n"
+  generalisation_section(md, r);
+  md << "## " << (r.accuracy && !r.accuracy->sample.empty() ? "7" : "6") << ". Regenerating\n\n"
      << "From the repository root, after building (`bash scripts/main.sh` or `cmake --build "
         "build`):\n\n```sh\nbuild/cli/roofcast report --gpu "
      << r.gpu.id

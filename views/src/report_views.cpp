@@ -541,8 +541,24 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
         r.microbenchmark_methods[name] = raw.method;
       }
     }
+    // The measured sample's parts (data/measurements/<gpu>/sample/sgemm-sample-*.json) join the
+    // ladder run in the accuracy, as `roofcast accuracy` reads them: the calibration is fitted on
+    // the training cases of all of them.
+    std::vector<LadderMeasurement> sample_parts;
+    if (!measurement_override) {
+      const std::vector<std::string> committed =
+          validation::committed_measurement_paths(root / "data" / "measurements" / gpu.id);
+      for (std::size_t i = 1; i < committed.size(); ++i) {
+        sample_parts.push_back(validation::load_ladder_measurement(committed[i]));
+        const std::string relative =
+            fs::path(committed[i]).lexically_relative(root).generic_string();
+        r.runs.push_back(ladder_run(sample_parts.back(), relative, "measured sample"));
+      }
+    }
+    std::vector<const LadderMeasurement*> all{&*measurement};
+    for (const LadderMeasurement& part : sample_parts) all.push_back(&part);
     try {
-      r.accuracy = validation::evaluate_model(gpu, *measurement);
+      r.accuracy = validation::evaluate_model(gpu, all);
     } catch (const std::invalid_argument& error) {  // e.g. a check-only run: nothing timed
       throw ReportDataError(measurement_path + ": " + error.what());
     }
@@ -550,7 +566,10 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
     fill_measured_tile_curves(r, *r.accuracy);
     fill_l2_raster(r, &*measurement, &*r.accuracy, r.accuracy->fit.calibration);
     for (const CaseAccuracy& c : r.accuracy->cases) {
-      if (!c.duplicate) r.scatter.push_back({c.measured_tflops, c.predicted_tflops, c.training});
+      // The ladder and sweep sets; the sample's held-out cases have their own figure.
+      if (!c.duplicate && c.set != validation::CaseSet::kSample) {
+        r.scatter.push_back({c.measured_tflops, c.predicted_tflops, c.training});
+      }
     }
     // Earlier runs, oldest first by their recorded date.
     std::vector<std::string> earlier;
