@@ -4,7 +4,8 @@
 #   validation/scripts/sample.sh <gpu-id> <git-revision> <build-dir> <part-name> [kernels-regex]
 # Writes into $OUT: nvidia-smi before/after and the roofcast-validate --sample JSON and log of
 # the kernels matching the regex (all when absent), each case checked against cuBLAS, then timed.
-# A sample too long for one device call is measured in parts: one regex per part.
+# A sample too long for one device call is measured in parts: one regex per part. The part named
+# "ncu" is the stated Nsight Compute subset instead (roofcast-validate --sample-ncu, docs/sample.md).
 set -u -o pipefail
 usage="usage: validation/scripts/sample.sh <gpu-id> <git-revision> <build-dir> <part-name> [kernels-regex]"
 gpu=${1:?$usage}
@@ -21,7 +22,9 @@ filter=()
 if [ -n "$regex" ]; then filter=(--kernels "$regex"); fi
 
 nvidia-smi --query-gpu=$smi_fields --format=csv >"$out/sample-$part.nvidia-smi-before.csv"
-"$build/validation/roofcast-validate" --expect-gpu "$gpu" --git-revision "$revision" --sample \
+set_flag=--sample
+if [ "$part" = ncu ]; then set_flag=--sample-ncu; fi
+"$build/validation/roofcast-validate" --expect-gpu "$gpu" --git-revision "$revision" "$set_flag" \
   "${filter[@]}" --out "$out/sgemm-sample-$part.json" 2>&1 | tee "$out/sample-$part.log"
 validate_status=${PIPESTATUS[0]}
 nvidia-smi --query-gpu=$smi_fields --format=csv >"$out/sample-$part.nvidia-smi-after.csv"

@@ -61,6 +61,7 @@ struct Options {
   std::string ncu_kernels_regex;
   std::string ncu_log_dir;
   bool sample = false;
+  bool sample_ncu = false;
   std::vector<std::string> profile_cases;  // hidden: the child run under ncu
 };
 
@@ -96,7 +97,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
       "sample", po::bool_switch(&options.sample),
       "the measured sample alone (docs/sample.md): cuBLAS, the registry's rungs 4-10 and the "
       "sample's configs at the sample shapes and the sweep shapes; needs a build with "
-      "-DROOFCAST_BUILD_SAMPLE=ON")("repeats", po::value(&options.repeats),
+      "-DROOFCAST_BUILD_SAMPLE=ON")(
+      "sample-ncu", po::bool_switch(&options.sample_ncu),
+      "the sample's stated Nsight Compute subset alone (docs/sample.md): every tenth sample "
+      "config at 2048^3, 512x2048x4096 and 1459x2313x162, timed and profiled; needs a sample "
+      "build")("repeats", po::value(&options.repeats),
                                     "timed launches per case (default 20)")(
       "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
       "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
@@ -130,6 +135,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   }
   if (options.warmups < 0) {
     return usage_error("--warmups must be at least 0, got " + std::to_string(options.warmups));
+  }
+  if (options.sample_ncu) {
+    options.sample = true;
+    options.ncu = true;
   }
   if (options.sample && options.selection) {
     return usage_error("--sample and --selection are two runs; give one");
@@ -378,6 +387,7 @@ int run(const Options& options, const std::string& command_line) {
   plan_options.check_only = options.check_only;
   plan_options.selection = options.selection;
   plan_options.sample = options.sample;
+  plan_options.sample_ncu = options.sample_ncu;
   plan_options.ncu = options.ncu || !options.ncu_kernels_regex.empty();
   plan_options.kernels_regex = options.kernels_regex;
   plan_options.ncu_kernels_regex = options.ncu_kernels_regex;

@@ -199,6 +199,15 @@ RasterOrder sweep_raster(const gemm::TileConfig& config) {
   return kernels::takes_raster_order(config) ? RasterOrder{RasterKind::kGrouped, 8} : RasterOrder{};
 }
 
+std::vector<Problem> sample_ncu_problems() {
+  return {cube(2048), {512, 2048, 4096}, {1459, 2313, 162}};
+}
+
+bool sample_ncu_config(std::size_t compiled_index) {
+  return compiled_index >= kernels::kRegistrySize && compiled_index < kernels::kCompiledSize &&
+         (compiled_index - kernels::kRegistrySize) % 10 == 0;
+}
+
 std::vector<Problem> ncu_problems(bool quick) {
   if (quick) return {cube(1024)};
   return {cube(2048), cube(4096), cube(8192), {4096, 4096, 256}};
@@ -212,6 +221,14 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
   if (options.selection) {
     add_sweep_set(selection_problems(options.quick), CaseSet::kSelection, kernels_filter, plan, 1,
                   true);
+  } else if (options.sample && options.sample_ncu) {
+    for (const Problem& problem : sample_ncu_problems()) {
+      for (std::size_t i = kernels::kRegistrySize; i < kernels::kCompiledSize; ++i) {
+        const kernels::TileConfig& config = kernels::compiled_config(i);
+        if (!sample_ncu_config(i) || !kernels_filter(kernels::kernel_id(config))) continue;
+        plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSample, false});
+      }
+    }
   } else if (options.sample) {
     add_sample_set(sample_problems(options.quick), kernels_filter, plan);
   } else {
@@ -222,7 +239,9 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
     add_sweep_set(training_sweep_problems(options.quick), CaseSet::kTrainingSweep, kernels_filter,
                   plan);
   }
-  if (options.ncu && !options.check_only) {
+  if (options.sample && options.sample_ncu) {
+    for (PlannedCase& c : plan) c.profile = true;  // the stated subset: every case
+  } else if (options.ncu && !options.check_only) {
     for (PlannedCase& c : plan) {
       c.profile = ncu_filter.set() ? c.set == CaseSet::kLadder &&
                                          contains(ncu_problems(options.quick), c.spec.problem) &&

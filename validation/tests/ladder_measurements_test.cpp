@@ -5,6 +5,8 @@
 // of Nsight Compute's CSV.
 #include <gtest/gtest.h>
 
+#include "roofcast/tune/sample.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -1083,6 +1085,28 @@ TEST(ValidatePlan, SampleIsCublasTheRegistrysRungsFourToTenAndTheSampleAtEachSha
       kernels::kernel_id(kernels::kSampleConfigs[1]) + ",64,64,64,row_major", nullptr);
   ASSERT_TRUE(decoded.has_value());
   EXPECT_EQ(decoded->registry_index, first_sample + 1);
+}
+
+// The sample's stated Nsight Compute subset: every tenth sample config at three training shapes,
+// each case timed and profiled, nothing else.
+TEST(ValidatePlan, SampleNcuSubsetIsEveryTenthSampleConfigAtThreeTrainingShapes) {
+  PlanOptions options;
+  options.sample = true;
+  options.sample_ncu = true;
+  const std::vector<PlannedCase> plan = build_plan(options);
+  const std::size_t configs = (kernels::kSampleSize + 9) / 10;
+  ASSERT_EQ(sample_ncu_problems().size(), 3u);
+  EXPECT_EQ(plan.size(), 3 * configs);
+  for (const PlannedCase& c : plan) {
+    ASSERT_TRUE(c.spec.registry_index.has_value());
+    EXPECT_TRUE(sample_ncu_config(*c.spec.registry_index));
+    EXPECT_EQ((*c.spec.registry_index - kernels::kRegistrySize) % 10, 0u);
+    EXPECT_TRUE(c.profile);
+    EXPECT_EQ(c.set, CaseSet::kSample);
+    EXPECT_FALSE(tune::shape_held_out(c.spec.problem)) << "profiled shapes are training shapes";
+  }
+  EXPECT_FALSE(sample_ncu_config(kernels::kRegistrySize + 1));
+  EXPECT_FALSE(sample_ncu_config(0));
 }
 
 }  // namespace

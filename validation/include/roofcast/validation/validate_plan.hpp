@@ -31,6 +31,9 @@ struct PlanOptions {
   /// The sample set alone (docs/sample.md): cuBLAS, the registry's rungs 4-10 and the measured
   /// sample's configs (one raster order each, sweep_raster) at sample_problems(); no other set.
   bool sample = false;
+  /// With sample: only the sample's stated Nsight Compute subset (sample_ncu_case), every case
+  /// timed and profiled.
+  bool sample_ncu = false;
   /// ECMAScript regex searched in each kernel id ("cublas" for cuBLAS); empty: every kernel.
   std::string kernels_regex;
   /// Overrides the Nsight Compute subset's kernels (same matching); empty: the default, the
@@ -53,6 +56,12 @@ std::vector<gemm::Problem> selection_problems(bool quick);
 /// The sample's shapes (tune::sample_shapes) and then the sweep and training-sweep shapes; quick:
 /// the first two sample shapes.
 std::vector<gemm::Problem> sample_problems(bool quick);
+/// The sample's stated Nsight Compute subset (docs/sample.md#nsight-compute-subset): every tenth
+/// sample config (sample index = compiled index - kRegistrySize, index % 10 == 0: 42 configs) at
+/// three training shapes, 2048^3, 512 x 2048 x 4096 and 1459 x 2313 x 162 (short, unaligned K).
+std::vector<gemm::Problem> sample_ncu_problems();
+bool sample_ncu_config(std::size_t compiled_index);
+
 /// Correctness-only sizes for --quick --check-only: 1, 17, 127x129x131, 300x512x1000.
 std::vector<gemm::Problem> check_problems();
 /// The raster orders a config is measured under in the ladder set: all four for rungs 7-10
