@@ -43,10 +43,9 @@ int run_accuracy(const std::vector<std::string>& args) {
     throw UsageError("--l2-model must be roofcast or published, got '" + l2_text + "'");
   }
   const std::vector<std::string> paths =
-      vm.count("measurements")
-          ? vm["measurements"].as<std::vector<std::string>>()
-          : roofcast::validation::committed_measurement_paths(
-                data_root_from(vm).path / "data" / "measurements" / gpu.id);
+      vm.count("measurements") ? vm["measurements"].as<std::vector<std::string>>()
+                               : roofcast::validation::committed_measurement_paths(
+                                     data_root_from(vm).path / "data" / "measurements" / gpu.id);
   std::vector<roofcast::validation::LadderMeasurement> measurements;
   for (const std::string& path : paths) {
     measurements.push_back(roofcast::validation::load_ladder_measurement(path));

@@ -22,7 +22,7 @@ namespace {
 using Parameters = std::array<double, kFittedParameterCount>;
 constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is not scaled
 constexpr int kOverhead = 5;
-constexpr int kMinBindingCasesPerScale = 2;  // see fit_calibration
+constexpr int kMinBindingCasesPerScale = 2;   // see fit_calibration
 constexpr int kOverlap = 1;                   // shared_memory_scale: a share, 0 allowed
 constexpr int kSharedAlone = kTimeTermCount;  // binding group: the data path alone, unscaled
 /// The uncalibrated value of each parameter (Calibration's defaults).
@@ -31,7 +31,7 @@ constexpr Parameters kDefaults{1, 0, 1, 1, 1, 0};
 /// bandwidth measured on the GPU (or its spec's figure), a physical ceiling; a fitted scale there
 /// only absorbed cases of other mechanisms (the sample's training split: dram_scale 6.7 from 70
 /// skinny cases, training MAPE 17.4% with or without it; docs/model.md#calibration-and-the-fit).
-constexpr std::array<bool, kFittedParameterCount> kFreeParameter{true, true, true,
+constexpr std::array<bool, kFittedParameterCount> kFreeParameter{true,  true,  true,
                                                                  false, false, true};
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {

@@ -27,10 +27,9 @@ Latencies gpu_latencies(const GpuSpec& gpu) {
     l.assume(which);
     return assumed;
   };
-  l.shared_memory_cycles =
-      pick(m.shared_memory_latency_cycles, facts.shared_memory_latency_cycles,
-           kAssumedSharedMemoryLatencyCycles, AssumedFact::kSharedMemoryLatency,
-           &l.shared_memory_measured);
+  l.shared_memory_cycles = pick(m.shared_memory_latency_cycles, facts.shared_memory_latency_cycles,
+                                kAssumedSharedMemoryLatencyCycles,
+                                AssumedFact::kSharedMemoryLatency, &l.shared_memory_measured);
   l.l2_cycles = pick(m.l2_latency_cycles, facts.l2_latency_cycles, kAssumedL2LatencyCycles,
                      AssumedFact::kL2Latency, &l.l2_measured);
   l.dram_cycles = pick(m.dram_latency_cycles, facts.dram_latency_cycles, kAssumedDramLatencyCycles,

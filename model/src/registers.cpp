@@ -35,7 +35,8 @@ RegisterFeatures register_features(const gemm::TileConfig& config, const KernelA
     f[static_cast<std::size_t>(feature)] = value;
   };
   set(RegisterFeature::kAccumulators, a.outputs_per_thread);
-  set(RegisterFeature::kFragments, (a.a_fragment + a.b_fragment) * std::max(1, a.live_fragment_sets));
+  set(RegisterFeature::kFragments,
+      (a.a_fragment + a.b_fragment) * std::max(1, a.live_fragment_sets));
   set(RegisterFeature::kLiveStaging, a.prefetch_tiles > 0 ? a.staging_registers : 0);
   set(RegisterFeature::kRegisterStaged, a.register_staged_loads);
   set(RegisterFeature::kPipeline, config.stages > 1 ? config.stages : 0);
@@ -122,8 +123,7 @@ void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction&
     const int cap = std::max(1, register_cap(gpu.sm, p.config.threads, input.min_blocks_per_sm));
     spill.registers_allocated = std::min(spill.registers_needed, cap);
     // The fitted model: within spill_margin of the cap ptxas fits the kernel without spilling.
-    const bool spills =
-        spill.registers_needed > cap + (model.fitted ? model.spill_margin : 0.0);
+    const bool spills = spill.registers_needed > cap + (model.fitted ? model.spill_margin : 0.0);
     spill.spilled_registers = spills ? spill.registers_needed - cap : 0;
     spill.bytes_per_thread = static_cast<double>(spill.spilled_registers) * kFloatBytes;
     p.registers_per_thread = spill.registers_allocated;

@@ -620,9 +620,9 @@ TEST(Predict, Rung1WaitsInTheLsuQueueOfItsWave) {
   EXPECT_NEAR(h.tile_cycle_cycles,
               h.tile_issue_cycles + h.global_latency_cycles + h.lsu_queue_cycles, 1e-9);
   const double f = p.ceilings.boost_clock_MHz * 1e6;
-  const double epilogue = p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
-                          block_issue_cycles_per_instruction(
-                              8, *h200().microarchitecture.warp_own_stall_cycles);
+  const double epilogue =
+      p.anatomy.epilogue_instructions / issue_per_cycle(p.ceilings) *
+      block_issue_cycles_per_instruction(8, *h200().microarchitecture.warp_own_stall_cycles);
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kLatency],
               (4096 * h.tile_cycle_cycles + h.global_latency_cycles + epilogue) / f, 1e-12);
   // 132 blocks: one wave of one block per SM, half the queue.

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/kernels/sample.hpp"
@@ -19,7 +19,6 @@ namespace {
 std::string problem_text(const gemm::Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
 }
-
 
 enum class Variant { kCalibrated, kUncalibrated, kEstimatedRegisters };
 
@@ -101,7 +100,8 @@ std::vector<SweepShape> per_shape(const std::vector<CaseAccuracy>& all_cases, Ca
   return result;
 }
 
-RegisterAccuracy::Summary summarize_registers(const std::vector<const RegisterAccuracy::Row*>& rows) {
+RegisterAccuracy::Summary summarize_registers(
+    const std::vector<const RegisterAccuracy::Row*>& rows) {
   RegisterAccuracy::Summary s;
   s.configs = static_cast<int>(rows.size());
   if (rows.empty()) {
@@ -138,8 +138,8 @@ RegisterSample register_sample(const GpuSpec& gpu, const MeasuredKernel& kernel)
       kernels::anatomy({4096, 4096, 4096}, kernel.config, gpu.sm.shared_memory_banks);
   s.features = register_features(kernel.config, a);
   s.ptxas_registers = kernel.registers_per_thread;
-  s.cap = register_cap(gpu.sm, kernel.config.threads,
-                       kernels::launch_bounds_min_blocks(kernel.config));
+  s.cap =
+      register_cap(gpu.sm, kernel.config.threads, kernels::launch_bounds_min_blocks(kernel.config));
   s.spilled = kernel.local_bytes > 0;
   return s;
 }
@@ -182,7 +182,8 @@ RegisterAccuracy register_accuracy(const GpuSpec& gpu,
     result.rows.push_back(row);
   }
   std::vector<const RegisterAccuracy::Row*> training, held_out;
-  for (const RegisterAccuracy::Row& r : result.rows) (r.training ? training : held_out).push_back(&r);
+  for (const RegisterAccuracy::Row& r : result.rows)
+    (r.training ? training : held_out).push_back(&r);
   result.training = summarize_registers(training);
   result.held_out = summarize_registers(held_out);
   return result;
@@ -240,7 +241,8 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
   std::set<std::string> seen;
   std::vector<FitSample> samples;
   std::vector<std::string> training_names;
-  for (CaseSet set : {CaseSet::kLadder, CaseSet::kTrainingSweep, CaseSet::kSweep, CaseSet::kSample}) {
+  for (CaseSet set :
+       {CaseSet::kLadder, CaseSet::kTrainingSweep, CaseSet::kSweep, CaseSet::kSample}) {
     for (const LadderMeasurement* measurement : measurements) {
       for (const MeasuredCase& c : measurement->cases) {
         if (c.set != set || c.kernel == kCublasKernel || c.outcome != Outcome::kPassed ||
@@ -299,8 +301,8 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
     a.predicted_tflops = a.prediction.tflops;
     a.error_percent = 100.0 * (a.predicted_tflops - a.measured_tflops) / a.measured_tflops;
     a.binding = a.prediction.binding;
-    const Prediction estimated = kernels::predict(
-        gpu, predict_input(kernel, shape, l2_model, true), result.fit.calibration);
+    const Prediction estimated =
+        kernels::predict(gpu, predict_input(kernel, shape, l2_model, true), result.fit.calibration);
     a.estimated_tflops = estimated.launchable ? estimated.tflops : 0.0;
   }
 
@@ -349,28 +351,28 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
     agreement.model = model;
     double sum = 0;
     for (const LadderMeasurement* measurement : measurements) {
-    for (const MeasuredCase& c : measurement->cases) {
-      if (c.kernel == kCublasKernel || !c.ncu.has_value() || !c.ncu->l2_hit_rate_pct) continue;
-      const MeasuredKernel& kernel = *kernels_by_id.at(c.kernel);
-      const Prediction p =
-          kernels::predict(gpu, predict_input(kernel, c, model), result.fit.calibration);
-      L2Agreement::Row row;
-      row.name = c.kernel + " " + problem_text(c.problem) + " " +
-                 gemm::to_string(c.raster.value_or(gemm::RasterOrder{}));
-      row.measured_pct = *c.ncu->l2_hit_rate_pct;
-      row.predicted_pct = 100.0 * p.l2_sector_hit_rate;
-      if (!comparable_hit_rate(row.measured_pct)) {
-        agreement.not_comparable.push_back(row);
-        continue;
+      for (const MeasuredCase& c : measurement->cases) {
+        if (c.kernel == kCublasKernel || !c.ncu.has_value() || !c.ncu->l2_hit_rate_pct) continue;
+        const MeasuredKernel& kernel = *kernels_by_id.at(c.kernel);
+        const Prediction p =
+            kernels::predict(gpu, predict_input(kernel, c, model), result.fit.calibration);
+        L2Agreement::Row row;
+        row.name = c.kernel + " " + problem_text(c.problem) + " " +
+                   gemm::to_string(c.raster.value_or(gemm::RasterOrder{}));
+        row.measured_pct = *c.ncu->l2_hit_rate_pct;
+        row.predicted_pct = 100.0 * p.l2_sector_hit_rate;
+        if (!comparable_hit_rate(row.measured_pct)) {
+          agreement.not_comparable.push_back(row);
+          continue;
+        }
+        const double error = std::fabs(row.predicted_pct - row.measured_pct);
+        sum += error;
+        if (error >= agreement.max_abs_error_pp) {
+          agreement.max_abs_error_pp = error;
+          agreement.worst_case = row.name;
+        }
+        agreement.rows.push_back(row);
       }
-      const double error = std::fabs(row.predicted_pct - row.measured_pct);
-      sum += error;
-      if (error >= agreement.max_abs_error_pp) {
-        agreement.max_abs_error_pp = error;
-        agreement.worst_case = row.name;
-      }
-      agreement.rows.push_back(row);
-    }
     }
     agreement.cases = static_cast<int>(agreement.rows.size());
     agreement.mean_abs_error_pp =

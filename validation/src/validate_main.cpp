@@ -101,8 +101,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
       "sample-ncu", po::bool_switch(&options.sample_ncu),
       "the sample's stated Nsight Compute subset alone (docs/sample.md): every tenth sample "
       "config at 2048^3, 512x2048x4096 and 1459x2313x162, timed and profiled; needs a sample "
-      "build")("repeats", po::value(&options.repeats),
-                                    "timed launches per case (default 20)")(
+      "build")("repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
       "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
       "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
       "ncu", po::bool_switch(&options.ncu),

@@ -81,7 +81,8 @@ TEST(ModelAccuracyH200, CommittedCalibrationIsTheFreshFit) {
   const RegisterModel& committed = stored->parameters.registers;
   const RegisterModel& fitted = fresh.registers;
   ASSERT_TRUE(committed.fitted && fitted.fitted);
-  EXPECT_NEAR(committed.intercept, fitted.intercept, 1e-9 * std::max(1.0, std::fabs(fitted.intercept)));
+  EXPECT_NEAR(committed.intercept, fitted.intercept,
+              1e-9 * std::max(1.0, std::fabs(fitted.intercept)));
   for (std::size_t i = 0; i < fitted.coefficients.size(); ++i) {
     EXPECT_NEAR(committed.coefficients[i], fitted.coefficients[i],
                 1e-9 * std::max(1.0, std::fabs(fitted.coefficients[i])))
@@ -144,16 +145,18 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
 TEST(ModelAccuracyH200, RegisterEstimateAgainstPtxasOnHeldOutConfigs) {
   const ModelAccuracy& a = h200_accuracy();
   const RegisterAccuracy& r = a.registers;
-  std::printf("register estimate: training %d configs MAE %.2f, spills right %.1f%%; held-out %d "
-              "configs MAE %.2f (worst %d, %s), spills right %.1f%%\n",
-              r.training.configs, r.training.mean_abs_error, 100 * r.training.spills_correct,
-              r.held_out.configs, r.held_out.mean_abs_error, r.held_out.max_abs_error,
-              r.held_out.worst.c_str(), 100 * r.held_out.spills_correct);
+  std::printf(
+      "register estimate: training %d configs MAE %.2f, spills right %.1f%%; held-out %d "
+      "configs MAE %.2f (worst %d, %s), spills right %.1f%%\n",
+      r.training.configs, r.training.mean_abs_error, 100 * r.training.spills_correct,
+      r.held_out.configs, r.held_out.mean_abs_error, r.held_out.max_abs_error,
+      r.held_out.worst.c_str(), 100 * r.held_out.spills_correct);
   ASSERT_GE(r.training.configs, 300);
   ASSERT_GE(r.held_out.configs, 80);
   for (const RegisterAccuracy::Row& row : r.rows) {
-    EXPECT_EQ(row.training, !tune::config_held_out(kernels::compiled_config(
-                                kernels::find_compiled_kernel(row.kernel))))
+    EXPECT_EQ(
+        row.training,
+        !tune::config_held_out(kernels::compiled_config(kernels::find_compiled_kernel(row.kernel))))
         << row.kernel;
   }
   // Fitted (fit_register_model): held-out MAE 6.80, spills right 94.9% (the unfitted count:

@@ -75,10 +75,10 @@ nlohmann::json register_summary_json(const validation::RegisterAccuracy::Summary
 
 std::string register_line(const char* label, const validation::RegisterAccuracy::Summary& s) {
   return "  " + std::string(label) + std::string(14 - std::string(label).size(), ' ') +
-         std::to_string(s.configs) + " configs  mean |error| " +
-         format("%5.1f", s.mean_abs_error) + " registers (mean " +
-         format("%+.1f", s.mean_error) + ", worst " + std::to_string(s.max_abs_error) + " " +
-         s.worst + "), spills right for " + format("%.1f%%", 100 * s.spills_correct) + "\n";
+         std::to_string(s.configs) + " configs  mean |error| " + format("%5.1f", s.mean_abs_error) +
+         " registers (mean " + format("%+.1f", s.mean_error) + ", worst " +
+         std::to_string(s.max_abs_error) + " " + s.worst + "), spills right for " +
+         format("%.1f%%", 100 * s.spills_correct) + "\n";
 }
 
 }  // namespace

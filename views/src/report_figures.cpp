@@ -335,7 +335,8 @@ std::string scatter_figure(const GpuReport& r) {
 std::string generalisation_figure(const GpuReport& r) {
   std::string s = header(800, r, "held-out configs at held-out shapes: predicted vs measured");
   s += format(
-      "set title %s.\": held-out configs at held-out shapes, predicted vs measured TFLOPS\\n{/*0.85 "
+      "set title %s.\": held-out configs at held-out shapes, predicted vs measured "
+      "TFLOPS\\n{/*0.85 "
       "calibrated on the training cases only; dashed: ±10%%}\"\n",
       gnuplot_string(r.gpu.name).c_str());
   s += "set logscale xy\nset xrange [0.05:80]\nset yrange [0.05:80]\nset grid\n";
@@ -365,7 +366,8 @@ std::string generalisation_figure(const GpuReport& r) {
 std::string registers_figure(const GpuReport& r) {
   std::string s = header(800, r, "register estimate against ptxas");
   s += format(
-      "set title %s.\": registers per thread, the fitted estimate against ptxas (sm\\_90)\\n{/*0.85 "
+      "set title %s.\": registers per thread, the fitted estimate against ptxas "
+      "(sm\\_90)\\n{/*0.85 "
       "at 255 or the launch bound's cap the count is capped; dashed: ±4 registers}\"\n",
       gnuplot_string(r.gpu.name).c_str());
   s += "set xrange [0:260]\nset yrange [0:260]\nset grid\n";

@@ -244,7 +244,8 @@ void ceilings_section(std::ostringstream& md, const GpuReport& r) {
   row("DRAM", c.dram_GBps, "GB/s", r.roofline.spec_ridge.dram, r.roofline.ridge.dram);
   md << "\nGB is 10⁹ bytes. The shared-memory datasheet figure is derived: banks × 4 bytes × SMs × "
         "boost clock. The vendor gives no L2 bandwidth: an L2 datasheet figure is the spec's "
-        "`microarchitecture.l2_bw_GBps` (a published measurement, cited in the spec). A ridge point is the FFMA ceiling over "
+        "`microarchitecture.l2_bw_GBps` (a published measurement, cited in the spec). A ridge "
+        "point is the FFMA ceiling over "
         "the level's bandwidth: below it the level bounds a kernel.\n\n";
   const Latencies& l = r.latencies;
   const MicroarchitectureFacts& facts = r.gpu.microarchitecture;
@@ -713,10 +714,9 @@ void generalisation_section(std::ostringstream& md, const GpuReport& r) {
      << " |\n| first choice among all sampled configs, worst of " << held_shapes
      << " held-out shapes | ≥ 97% | " << format("%.1f%%", 100 * worst_first)
      << " |\n| best of the model's top 5, worst held-out shape | ≥ 99.5% | "
-     << format("%.1f%%", 100 * worst_top5)
-     << " |\n| Spearman, worst held-out shape | ≥ 0.95 | " << format("%.3f", worst_spearman)
-     << " |\n| register estimate, mean \\|error\\| on " << reg.configs
-     << " held-out configs | ≤ 4 | " << format("%.1f", reg.mean_abs_error)
+     << format("%.1f%%", 100 * worst_top5) << " |\n| Spearman, worst held-out shape | ≥ 0.95 | "
+     << format("%.3f", worst_spearman) << " |\n| register estimate, mean \\|error\\| on "
+     << reg.configs << " held-out configs | ≤ 4 | " << format("%.1f", reg.mean_abs_error)
      << " |\n| spills predicted right, held-out configs | ≥ 95% | "
      << format("%.1f%%", 100 * reg.spills_correct) << " |\n\n";
   md << "Calibration scales (fitted on the training cases; each is 1 at face value):";
@@ -794,7 +794,8 @@ std::string gpu_report_markdown(const GpuReport& r) {
          << " cases of the measured sample whose config and shape were both held out, "
          << format("%.1f%%", a.held_out_both.mape_percent) << " ("
          << format("%.1f%%", a.held_out_both_estimated.mape_percent)
-         << " with registers estimated, [section 6](#6-generalisation-held-out-configs-and-shapes))";
+         << " with registers estimated, [section "
+            "6](#6-generalisation-held-out-configs-and-shapes))";
     }
     if (!a.sweep.empty()) {
       double worst_top1 = 1;

@@ -11,14 +11,14 @@ namespace roofcast {
 
 /// The register model's inputs for one config (register_features in registers.hpp).
 enum class RegisterFeature : int {
-  kAccumulators = 0,      // TM * TN outputs
-  kFragments = 1,         // (A + B fragment values per k) x live fragment sets
-  kLiveStaging = 2,       // prefetched global values held across the compute phase
-  kRegisterStaged = 3,    // a thread-tiled kernel's whole tile of loads held before its stores
-  kPipeline = 4,          // stages when more than one (stage index and per-stage offsets)
-  kWarpTiled = 5,         // 1 for warp-tiled kernels (warp and lane index decomposition)
-  kVectorLoads = 6,       // 1 when global loads are float4 (a second, scalar fallback path)
-  kLog2Threads = 7,       // log2(threads per block)
+  kAccumulators = 0,    // TM * TN outputs
+  kFragments = 1,       // (A + B fragment values per k) x live fragment sets
+  kLiveStaging = 2,     // prefetched global values held across the compute phase
+  kRegisterStaged = 3,  // a thread-tiled kernel's whole tile of loads held before its stores
+  kPipeline = 4,        // stages when more than one (stage index and per-stage offsets)
+  kWarpTiled = 5,       // 1 for warp-tiled kernels (warp and lane index decomposition)
+  kVectorLoads = 6,     // 1 when global loads are float4 (a second, scalar fallback path)
+  kLog2Threads = 7,     // log2(threads per block)
 };
 inline constexpr int kRegisterFeatureCount = 8;
 

@@ -23,10 +23,10 @@ struct Calibration {
   /// Share of the L1/shared data-path time that issue does not hide (0: full overlap, 1: the two
   /// add): what the register file's operand reads that LDS and FFMA share cost on the GPU.
   double shared_memory_scale = 0;
-  double latency_scale = 1;        // x latency-bound time (exposed latency, barriers)
-  double l2_scale = 1;             // x L2 bandwidth time
-  double dram_scale = 1;           // x DRAM bandwidth time
-  double launch_overhead_s = 0;    // + once per kernel: launch and drain
+  double latency_scale = 1;      // x latency-bound time (exposed latency, barriers)
+  double l2_scale = 1;           // x L2 bandwidth time
+  double dram_scale = 1;         // x DRAM bandwidth time
+  double launch_overhead_s = 0;  // + once per kernel: launch and drain
   /// Effective share of the L2 capacity in the roofcast L2 model (set by hand from measured hit
   /// rates; not part of the least-squares fit).
   double l2_capacity_fraction = 1;

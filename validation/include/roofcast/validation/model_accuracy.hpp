@@ -147,8 +147,8 @@ struct ModelAccuracy {
   std::map<int, ErrorSummary> per_rung_held_out_both;
   std::vector<SweepShape> sweep;
   std::vector<SweepShape> sample;  // the sample set per shape (empty without a sample run)
-  double sweep_spearman_all = 0;  // over every sweep case of every shape together
-  std::vector<L2Agreement> l2;    // one per model
+  double sweep_spearman_all = 0;   // over every sweep case of every shape together
+  std::vector<L2Agreement> l2;     // one per model
   RegisterAccuracy registers;
 };
 
