@@ -37,6 +37,9 @@ Latencies gpu_latencies(const GpuSpec& gpu) {
   l.ffma_cycles = pick(std::nullopt, facts.ffma_latency_cycles, kAssumedFfmaLatencyCycles,
                        AssumedFact::kFfmaLatency, nullptr);
   if (!facts.warp_own_stall_cycles) l.assume(AssumedFact::kWarpOwnStall);
+  if (!facts.instruction_cache_bytes || !facts.instruction_fetch_stall_cycles) {
+    l.assume(AssumedFact::kInstructionCache);
+  }
   return l;
 }
 
@@ -56,6 +59,8 @@ std::string_view to_string(AssumedFact fact) {
       return "microarchitecture.bulk_copy_stage_wait_cycles";
     case AssumedFact::kFallbackStageWait:
       return "microarchitecture.fallback_stage_wait_cycles";
+    case AssumedFact::kInstructionCache:
+      return "microarchitecture.instruction_cache_bytes";
   }
   return "unknown";
 }
@@ -127,8 +132,11 @@ double warp_own_stall_cycles(const KernelAnatomy& a, const MicroarchitectureFact
   const double instructions = a.instructions() + std::max(0.0, extra_instructions);
   const double unaligned_share =
       instructions > 0 ? std::clamp(a.unaligned_copy_instructions / instructions, 0.0, 1.0) : 0.0;
+  const bool code_spills_cache = facts.instruction_cache_bytes && facts.instruction_fetch_stall_cycles &&
+                                 instructions * kSassInstructionBytes > *facts.instruction_cache_bytes;
   return facts.warp_own_stall_cycles.value_or(kAssumedWarpOwnStallCycles) +
-         facts.unaligned_copy_stall_cycles.value_or(0.0) * unaligned_share;
+         facts.unaligned_copy_stall_cycles.value_or(0.0) * unaligned_share +
+         (code_spills_cache ? *facts.instruction_fetch_stall_cycles : 0.0);
 }
 
 double ffma_issue_cycles(const SmLimits& sm) {

@@ -159,6 +159,10 @@ MicroarchitectureFacts read_microarchitecture(ObjectReader facts) {
   out.l2_bw_GBps = facts.optional_number_in("l2_bw_GBps", kMinGBps, kMaxGBps);
   out.warp_own_stall_cycles = facts.optional_number_in("warp_own_stall_cycles", 0, 64);
   out.unaligned_copy_stall_cycles = facts.optional_number_in("unaligned_copy_stall_cycles", 0, 64);
+  out.instruction_cache_bytes =
+      facts.optional_number_in("instruction_cache_bytes", 1024, 16.0 * 1024 * 1024, "bytes");
+  out.instruction_fetch_stall_cycles =
+      facts.optional_number_in("instruction_fetch_stall_cycles", 0, 64);
   out.bulk_copy_stage_wait_cycles =
       facts.optional_number_in("bulk_copy_stage_wait_cycles", 0, kMaxCycles);
   out.fallback_stage_wait_cycles =

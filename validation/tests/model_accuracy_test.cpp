@@ -130,14 +130,17 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // Issue 15's goal for held-out configs at held-out shapes is 6% (9% per rung); not met. The
   // split is tune::case_held_out over the ladder run and the sample (12,712 cases): the
   // calibration of the ladder split (5.9% training, 6.0% held-out on the ladder run alone) gave
-  // 34.5% here; the data path as its own unit with a fitted overlap share (time_model.hpp)
-  // gives training 18.5%, held-out 27.1%, held x held 28.7% (37.3% with registers estimated),
-  // the ladder set's held-out cases 8.0%. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 18.6);
-  EXPECT_LE(a.held_out.mape_percent, 27.2);
-  EXPECT_LE(a.held_out_both.mape_percent, 28.8);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 37.4);
-  EXPECT_LE(ladder_mape, 8.1);
+  // 34.5% here. Training / held-out / held x held (registers estimated) / the ladder set's
+  // held-out cases, each change chosen on training residuals (docs/model.md): refit alone
+  // 20.1 / 30.5 / 34.5 (45.8); the data path as its own unit 18.5 / 27.1 / 28.7 (37.3) / 8.0; the
+  // epilogue's C stores in L2 sectors and the bandwidth scales held at 1 17.4 / 19.0 / 19.3
+  // (26.9) / 8.0; the instruction cache (sample ncu subset 17e9505) 16.5 / 18.5 / 19.1 (26.5) /
+  // 6.0. Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 16.6);
+  EXPECT_LE(a.held_out.mape_percent, 18.6);
+  EXPECT_LE(a.held_out_both.mape_percent, 19.2);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 26.6);
+  EXPECT_LE(ladder_mape, 6.1);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -175,8 +178,9 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
   for (const L2Agreement& l2 : a.l2) {
     EXPECT_EQ(l2.cases, static_cast<int>(l2.rows.size()));
     // Run 8b790e0: rung 10 c2 at 2048^3 (ncu 105.8%, 111.4%) and six 2049^3 cases (r05, r06
-    // and r07 tiles of 64 rows or columns: 100.9-114.2%).
-    EXPECT_EQ(l2.not_comparable.size(), 8U);
+    // and r07 tiles of 64 rows or columns: 100.9-114.2%); the sample's ncu subset (17e9505):
+    // r07 256x32x8 at 1459x2313x162 (102.2%) and r04 32x128x8 at 2048^3 (101.6%).
+    EXPECT_EQ(l2.not_comparable.size(), 10U);
     for (const L2Agreement::Row& r : l2.not_comparable) EXPECT_GT(r.measured_pct, 100);
     for (const L2Agreement::Row& r : l2.rows) EXPECT_LE(r.measured_pct, 100);
   }

@@ -304,15 +304,31 @@ std::string roofline_figure(const GpuReport& r) {
   return s;
 }
 
-std::string scatter_figure(const GpuReport& r) {
-  std::string s = header(800, r, "predicted vs measured TFLOPS, every ladder and sweep case");
-  s += format(
-      "set title %s.\": predicted vs measured TFLOPS, every ladder and sweep case\\n{/*0.85 "
-      "calibrated on the training split; dashed: ±10%%}\"\n",
-      gnuplot_string(r.gpu.name).c_str());
-  s += "set logscale xy\nset xrange [0.3:80]\nset yrange [0.3:80]\nset grid\n";
-  s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\nset size square\n";
+/// The opening of a square scatter plot: the header, a title after the GPU's name with a smaller
+/// subtitle, the axes (`axes`: gnuplot set commands), their labels and the key.
+std::string square_plot_opening(const GpuReport& r, const std::string& title,
+                                const std::string& subtitle, const std::string& axes,
+                                const std::string& xlabel, const std::string& ylabel) {
+  std::string s = header(800, r, title);
+  s += format("set title %s.\": %s\\n{/*0.85 %s}\"\n", gnuplot_string(r.gpu.name).c_str(),
+              title.c_str(), subtitle.c_str());
+  s += axes + "set grid\n";
+  s += "set xlabel '" + xlabel + "'\nset ylabel '" + ylabel + "'\nset size square\n";
   s += "set key top left box opaque " + kSmallFont + "\n";
+  return s;
+}
+
+/// The first lines of a predicted-against-measured plot command: y = x and y = x +-10%.
+const char* const kPlotIdentityAndTenPercent =
+    "plot x lc rgb '#444444' title 'predicted = measured', \\\n"
+    "     1.1*x dt 2 lc rgb '#888888' title '±10%', 0.9*x dt 2 lc rgb '#888888' notitle, \\\n";
+
+std::string scatter_figure(const GpuReport& r) {
+  std::string s = square_plot_opening(
+      r, "predicted vs measured TFLOPS, every ladder and sweep case",
+      "calibrated on the training split; dashed: ±10%",
+      "set logscale xy\nset xrange [0.3:80]\nset yrange [0.3:80]\n", "measured TFLOPS",
+      "predicted TFLOPS");
   s += "$cases << EOD\n";
   for (const ScatterPoint& p : r.scatter) {
     s += format("%.5g %.5g %d\n", p.measured_TFLOPS, p.predicted_TFLOPS, p.training ? 1 : 0);
@@ -320,10 +336,8 @@ std::string scatter_figure(const GpuReport& r) {
   s += "EOD\n";
   int training = 0;
   for (const ScatterPoint& p : r.scatter) training += p.training ? 1 : 0;
+  s += kPlotIdentityAndTenPercent;
   s += format(
-      "plot x lc rgb '#444444' title 'predicted = measured', \\\n"
-      "     1.1*x dt 2 lc rgb '#888888' title '±10%%', 0.9*x dt 2 lc rgb '#888888' "
-      "notitle, \\\n"
       "     $cases using 1:($3==1 ? $2 : 1/0) with points pt 7 ps 0.45 lc rgb '%s' title "
       "'training (%d)', \\\n"
       "     $cases using 1:($3==0 ? $2 : 1/0) with points pt 9 ps 0.55 lc rgb '%s' title "
@@ -333,15 +347,11 @@ std::string scatter_figure(const GpuReport& r) {
 }
 
 std::string generalisation_figure(const GpuReport& r) {
-  std::string s = header(800, r, "held-out configs at held-out shapes: predicted vs measured");
-  s += format(
-      "set title %s.\": held-out configs at held-out shapes, predicted vs measured "
-      "TFLOPS\\n{/*0.85 "
-      "calibrated on the training cases only; dashed: ±10%%}\"\n",
-      gnuplot_string(r.gpu.name).c_str());
-  s += "set logscale xy\nset xrange [0.05:80]\nset yrange [0.05:80]\nset grid\n";
-  s += "set xlabel 'measured TFLOPS'\nset ylabel 'predicted TFLOPS'\nset size square\n";
-  s += "set key top left box opaque " + kSmallFont + "\n";
+  std::string s = square_plot_opening(
+      r, "held-out configs at held-out shapes, predicted vs measured TFLOPS",
+      "calibrated on the training cases only; dashed: ±10%",
+      "set logscale xy\nset xrange [0.05:80]\nset yrange [0.05:80]\n", "measured TFLOPS",
+      "predicted TFLOPS");
   s += "$cases << EOD\n";
   int cases = 0;
   for (const validation::CaseAccuracy& c : r.accuracy->cases) {
@@ -351,10 +361,8 @@ std::string generalisation_figure(const GpuReport& r) {
     ++cases;
   }
   s += "EOD\n";
+  s += kPlotIdentityAndTenPercent;
   s += format(
-      "plot x lc rgb '#444444' title 'predicted = measured', \\\n"
-      "     1.1*x dt 2 lc rgb '#888888' title '±10%%', 0.9*x dt 2 lc rgb '#888888' "
-      "notitle, \\\n"
       "     $cases using 1:3 with points pt 9 ps 0.45 lc rgb '%s' title "
       "'registers estimated (%d)', \\\n"
       "     $cases using 1:2 with points pt 7 ps 0.45 lc rgb '%s' title "
@@ -364,16 +372,11 @@ std::string generalisation_figure(const GpuReport& r) {
 }
 
 std::string registers_figure(const GpuReport& r) {
-  std::string s = header(800, r, "register estimate against ptxas");
-  s += format(
-      "set title %s.\": registers per thread, the fitted estimate against ptxas "
-      "(sm\\_90)\\n{/*0.85 "
-      "at 255 or the launch bound's cap the count is capped; dashed: ±4 registers}\"\n",
-      gnuplot_string(r.gpu.name).c_str());
-  s += "set xrange [0:260]\nset yrange [0:260]\nset grid\n";
-  s += "set xlabel 'ptxas registers per thread'\nset ylabel 'estimated registers per "
-       "thread'\nset size square\n";
-  s += "set key top left box opaque " + kSmallFont + "\n";
+  std::string s = square_plot_opening(
+      r, "registers per thread, the fitted estimate against ptxas (compute capability 9.0)",
+      "at 255 or the launch bound's cap the count is capped; dashed: ±4 registers",
+      "set xrange [0:260]\nset yrange [0:260]\n", "ptxas registers per thread",
+      "estimated registers per thread");
   s += "$rows << EOD\n";
   int training = 0, held = 0;
   for (const validation::RegisterAccuracy::Row& row : r.accuracy->registers.rows) {

@@ -25,8 +25,9 @@ enum class AssumedFact : int {
   kWarpOwnStall,
   kBulkCopyStageWait,
   kFallbackStageWait,
+  kInstructionCache,
 };
-inline constexpr int kAssumedFactCount = 7;
+inline constexpr int kAssumedFactCount = 8;
 
 struct Latencies {
   double shared_memory_cycles = 0;
@@ -197,8 +198,13 @@ inline constexpr double kAssumedWarpOwnStallCycles = 0;
 /// Compute, training): docs/model.md#issue-rate-with-w-warps-per-scheduler.
 double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_stall_cycles);
 
+/// Bytes of one SASS instruction (Volta and later: 128-bit instructions with their control bits).
+inline constexpr double kSassInstructionBytes = 16;
+
 /// A warp's own stall cycles per instruction (block_issue_cycles_per_instruction's s):
 ///   warp_own_stall_cycles + unaligned_copy_stall_cycles * u / instructions
+///   + instruction_fetch_stall_cycles when the K loop's body, instructions * 16 bytes (a fully
+///     unrolled K tile), exceeds instruction_cache_bytes
 /// (the GPU's microarchitecture facts; absent: 0), u = anatomy.unaligned_copy_instructions,
 /// instructions = anatomy.instructions() + extra_instructions (spill accesses).
 /// unaligned_copy_stall_cycles is the mean control-code stall count of the guarded fallback copy

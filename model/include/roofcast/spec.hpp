@@ -104,6 +104,10 @@ struct MicroarchitectureFacts {
   std::optional<double> warp_own_stall_cycles;
   /// Extra fixed-latency cycles per instruction of the unaligned copy paths (SASS control codes).
   std::optional<double> unaligned_copy_stall_cycles;
+  /// The instruction cache a K loop's code must fit (bytes), and the cycles per instruction a warp
+  /// stalls fetching code when the loop's body is larger (no_instruction stalls).
+  std::optional<double> instruction_cache_bytes;
+  std::optional<double> instruction_fetch_stall_cycles;
   /// Cycles per K tile a block waits on a bulk-copy stage's full mbarrier (rung 10; sm_90).
   std::optional<double> bulk_copy_stage_wait_cycles;
   /// The same with the guarded 4-byte cp.async fallback of unaligned rows (rung 10).
