@@ -132,8 +132,9 @@ double warp_own_stall_cycles(const KernelAnatomy& a, const MicroarchitectureFact
   const double instructions = a.instructions() + std::max(0.0, extra_instructions);
   const double unaligned_share =
       instructions > 0 ? std::clamp(a.unaligned_copy_instructions / instructions, 0.0, 1.0) : 0.0;
-  const bool code_spills_cache = facts.instruction_cache_bytes && facts.instruction_fetch_stall_cycles &&
-                                 instructions * kSassInstructionBytes > *facts.instruction_cache_bytes;
+  const bool code_spills_cache =
+      facts.instruction_cache_bytes && facts.instruction_fetch_stall_cycles &&
+      instructions * kSassInstructionBytes > *facts.instruction_cache_bytes;
   return facts.warp_own_stall_cycles.value_or(kAssumedWarpOwnStallCycles) +
          facts.unaligned_copy_stall_cycles.value_or(0.0) * unaligned_share +
          (code_spills_cache ? *facts.instruction_fetch_stall_cycles : 0.0);

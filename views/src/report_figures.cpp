@@ -324,11 +324,11 @@ const char* const kPlotIdentityAndTenPercent =
     "     1.1*x dt 2 lc rgb '#888888' title '±10%', 0.9*x dt 2 lc rgb '#888888' notitle, \\\n";
 
 std::string scatter_figure(const GpuReport& r) {
-  std::string s = square_plot_opening(
-      r, "predicted vs measured TFLOPS, every ladder and sweep case",
-      "calibrated on the training split; dashed: ±10%",
-      "set logscale xy\nset xrange [0.3:80]\nset yrange [0.3:80]\n", "measured TFLOPS",
-      "predicted TFLOPS");
+  std::string s =
+      square_plot_opening(r, "predicted vs measured TFLOPS, every ladder and sweep case",
+                          "calibrated on the training split; dashed: ±10%",
+                          "set logscale xy\nset xrange [0.3:80]\nset yrange [0.3:80]\n",
+                          "measured TFLOPS", "predicted TFLOPS");
   s += "$cases << EOD\n";
   for (const ScatterPoint& p : r.scatter) {
     s += format("%.5g %.5g %d\n", p.measured_TFLOPS, p.predicted_TFLOPS, p.training ? 1 : 0);
@@ -347,11 +347,11 @@ std::string scatter_figure(const GpuReport& r) {
 }
 
 std::string generalisation_figure(const GpuReport& r) {
-  std::string s = square_plot_opening(
-      r, "held-out configs at held-out shapes, predicted vs measured TFLOPS",
-      "calibrated on the training cases only; dashed: ±10%",
-      "set logscale xy\nset xrange [0.05:80]\nset yrange [0.05:80]\n", "measured TFLOPS",
-      "predicted TFLOPS");
+  std::string s =
+      square_plot_opening(r, "held-out configs at held-out shapes, predicted vs measured TFLOPS",
+                          "calibrated on the training cases only; dashed: ±10%",
+                          "set logscale xy\nset xrange [0.05:80]\nset yrange [0.05:80]\n",
+                          "measured TFLOPS", "predicted TFLOPS");
   s += "$cases << EOD\n";
   int cases = 0;
   for (const validation::CaseAccuracy& c : r.accuracy->cases) {
