@@ -592,8 +592,8 @@ void errors_section(std::ostringstream& md, const GpuReport& r) {
   }
   const validation::ModelAccuracy& a = *r.accuracy;
   md << "MAPE = mean |predicted − measured| / measured of TFLOPS, training split `"
-     << a.training_split << "` (the calibration was fitted on it) and held out (everything "
-     << "else: odd and non-square shapes, the tile sweeps at 4096³ and 256×4096×4096).\n\n"
+     << a.training_split << "` (the calibration was fitted on it) and held out (every case "
+     << "whose config or shape is held out, over the ladder run and the measured sample).\n\n"
      << "| cases | count | MAPE | worst \\|error\\| | worst case |\n|---|---:|---:|---:|---|\n";
   summary_row(md, "training", a.training);
   summary_row(md, "held out", a.held_out);
