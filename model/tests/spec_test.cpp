@@ -3,6 +3,8 @@
 // each other and with published facts, and malformed documents are rejected with an error
 // that names the file, the exact field and what was expected.
 #include "roofcast/spec.hpp"
+#include "roofcast/latency.hpp"
+#include "roofcast/roofline.hpp"
 
 #include <gtest/gtest.h>
 
@@ -581,6 +583,47 @@ TEST(SpecMalformed, ValidMeasuredBlockParses) {
   EXPECT_FALSE(spec.measured->shared_memory_latency_cycles.has_value());
   ASSERT_EQ(spec.sources.count("measured.ffma_TFLOPS"), 1u);
   EXPECT_EQ(spec.sources.at("measured.ffma_TFLOPS"), document["references"]["card"]);
+}
+
+// The microarchitecture block: per-architecture facts, each with a source; without a measured
+// block its L2 bandwidth is the spec's L2 ceiling, and a spec without the block still predicts.
+TEST(SpecMicroarchitecture, FactsParseWithTheirSourcesAndGiveTheL2Ceiling) {
+  json document = H200Document();
+  document["microarchitecture"] = {{"l2_bw_GBps", 5000}, {"l2_latency_cycles", 250}};
+  for (auto it = document["sources"].begin(); it != document["sources"].end();) {
+    it = it.key().rfind("microarchitecture.", 0) == 0 ? document["sources"].erase(it)
+                                                      : std::next(it);
+  }
+  document["sources"]["microarchitecture.l2_bw_GBps"] = "card";
+  document["sources"]["microarchitecture.l2_latency_cycles"] = "card";
+  GpuSpec spec;
+  ASSERT_NO_THROW(spec = parse_spec(document.dump(2), kBadOrigin));
+  ASSERT_TRUE(spec.microarchitecture.l2_bw_GBps.has_value());
+  EXPECT_DOUBLE_EQ(*spec.microarchitecture.l2_bw_GBps, 5000);
+  EXPECT_FALSE(spec.microarchitecture.warp_own_stall_cycles.has_value());
+  const Ceilings c = roofline_ceilings(spec);
+  EXPECT_DOUBLE_EQ(c.l2_GBps.value(), 5000);
+  EXPECT_EQ(c.l2_GBps.source(), CeilingSource::kSpec);
+  const Latencies l = gpu_latencies(spec);
+  EXPECT_DOUBLE_EQ(l.l2_cycles, 250);
+  EXPECT_FALSE(l.l2_measured);
+  EXPECT_FALSE(l.is_assumed(AssumedFact::kL2Latency));
+  EXPECT_TRUE(l.is_assumed(AssumedFact::kDramLatency));
+  EXPECT_TRUE(l.is_assumed(AssumedFact::kWarpOwnStall));
+  EXPECT_DOUBLE_EQ(l.dram_cycles, kAssumedDramLatencyCycles);
+}
+
+TEST(SpecMicroarchitecture, BadFactsNameTheField) {
+  json document = H200Document();
+  document["microarchitecture"]["ffma_latency_cycles"] = 4;  // no source
+  EXPECT_TRUE(RejectedWith(document, "sources.microarchitecture.ffma_latency_cycles", "a source"));
+  document = H200Document();
+  document["microarchitecture"]["warp_own_stall_cycles"] = -1;
+  EXPECT_TRUE(
+      RejectedWith(document, "microarchitecture.warp_own_stall_cycles", "a number in 0..64"));
+  document = H200Document();
+  document["microarchitecture"]["l2_bandwidth"] = 1;
+  EXPECT_TRUE(RejectedWith(document, "microarchitecture.l2_bandwidth", "unknown field"));
 }
 
 TEST(SpecMalformed, MeasuredValueWithoutSource) {
