@@ -66,6 +66,40 @@ TEST(Calibration, ErrorsNameTheFileAndField) {
   EXPECT_THROW(parse_calibration("{", "bad.json"), SpecError);
 }
 
+// The optional register model: written only when fitted, read back bit-exact; absent, the
+// calibration's registers are the unfitted count; its fields are checked like the rest.
+TEST(Calibration, RegisterModelRoundTripsAndIsOptional) {
+  StoredCalibration c = sample();
+  EXPECT_EQ(calibration_json(c).find("register_model"), std::string::npos);
+  EXPECT_FALSE(parse_calibration(calibration_json(c), "x.json").parameters.registers.fitted);
+  c.parameters.registers.fitted = true;
+  c.parameters.registers.intercept = 37.3 + 1e-13;
+  for (std::size_t i = 0; i < c.parameters.registers.coefficients.size(); ++i) {
+    c.parameters.registers.coefficients[i] = 0.1 * static_cast<double>(i) - 0.35;
+  }
+  c.parameters.registers.spill_margin = 19;
+  const StoredCalibration back = parse_calibration(calibration_json(c), "x.json");
+  EXPECT_EQ(back.parameters.registers, c.parameters.registers);
+  nlohmann::json j = nlohmann::json::parse(calibration_json(c));
+  auto rejected = [](const nlohmann::json& doc, const std::string& field) {
+    try {
+      parse_calibration(doc.dump(), "bad.json");
+    } catch (const SpecError& error) {
+      return error.field() == field;
+    }
+    return false;
+  };
+  nlohmann::json d = j;
+  d["register_model"]["coefficients"].erase("accumulators");
+  EXPECT_TRUE(rejected(d, "register_model.coefficients.accumulators"));
+  d = j;
+  d["register_model"]["spill_margin"] = -1;
+  EXPECT_TRUE(rejected(d, "register_model.spill_margin"));
+  d = j;
+  d["register_model"]["slope"] = 1;
+  EXPECT_TRUE(rejected(d, "register_model.slope"));
+}
+
 TEST(Calibration, EmbeddedOnlyForMeasuredGpus) {
   EXPECT_NE(embedded_calibration("h200-sxm"), nullptr);
   EXPECT_EQ(embedded_calibration("v100-sxm2-32gb"), nullptr);
