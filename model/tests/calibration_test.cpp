@@ -26,6 +26,16 @@ StoredCalibration sample() {
   return c;
 }
 
+/// Whether parsing `doc` as "bad.json" throws a SpecError naming that file and `field`.
+bool rejected(const nlohmann::json& doc, const std::string& field) {
+  try {
+    parse_calibration(doc.dump(), "bad.json");
+  } catch (const SpecError& error) {
+    return error.file() == "bad.json" && error.field() == field;
+  }
+  return false;
+}
+
 TEST(Calibration, RoundTripsExactly) {
   const StoredCalibration c = sample();
   const StoredCalibration back = parse_calibration(calibration_json(c), "x.json");
@@ -37,14 +47,6 @@ TEST(Calibration, RoundTripsExactly) {
 
 TEST(Calibration, ErrorsNameTheFileAndField) {
   nlohmann::json j = nlohmann::json::parse(calibration_json(sample()));
-  auto rejected = [](const nlohmann::json& doc, const std::string& field) {
-    try {
-      parse_calibration(doc.dump(), "bad.json");
-    } catch (const SpecError& error) {
-      return error.file() == "bad.json" && error.field() == field;
-    }
-    return false;
-  };
   nlohmann::json d = j;
   d["schema_version"] = 2;
   EXPECT_TRUE(rejected(d, "schema_version"));
@@ -81,14 +83,6 @@ TEST(Calibration, RegisterModelRoundTripsAndIsOptional) {
   const StoredCalibration back = parse_calibration(calibration_json(c), "x.json");
   EXPECT_EQ(back.parameters.registers, c.parameters.registers);
   nlohmann::json j = nlohmann::json::parse(calibration_json(c));
-  auto rejected = [](const nlohmann::json& doc, const std::string& field) {
-    try {
-      parse_calibration(doc.dump(), "bad.json");
-    } catch (const SpecError& error) {
-      return error.field() == field;
-    }
-    return false;
-  };
   nlohmann::json d = j;
   d["register_model"]["coefficients"].erase("accumulators");
   EXPECT_TRUE(rejected(d, "register_model.coefficients.accumulators"));
