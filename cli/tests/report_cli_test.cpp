@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "roofcast/spec.hpp"
 #include "roofcast/views/report_data.hpp"
+#include "roofcast/views/report_views.hpp"
 #include "roofcast/views/views.hpp"
 #include "support/cli_runner.hpp"
 
@@ -478,6 +480,49 @@ TEST(PublishedLadders, ErrorsNameTheFileAndTheField) {
   expect_ladder_error(kLadder, "\"fp32_peak_TFLOPS\": null", "\"fp32_peak_TFLOPS\": 30",
                       "field 'ladders[0].fp32_peak_source'");
   expect_ladder_error(kLadder, "{\"schema_version\"", "[{\"schema_version\"", "not valid JSON");
+}
+
+TEST(PublishedLadders, ASpecIdAndShapeNameTheGpuAndSize) {
+  std::string text = kLadder;
+  text.replace(text.find("\"problem\": \"p\""), 14,
+               "\"gpu_spec\": \"rtx-a6000\", \"problem\": \"p\", \"shape\": {\"m\": 300, \"n\": "
+               "20, \"k\": 7}");
+  const auto ladders = roofcast::views::parse_published_ladders(text, "t.json");
+  ASSERT_TRUE(ladders[0].gpu_spec.has_value());
+  EXPECT_EQ(*ladders[0].gpu_spec, "rtx-a6000");
+  ASSERT_TRUE(ladders[0].shape.has_value());
+  EXPECT_EQ(ladders[0].shape->m, 300);
+  EXPECT_EQ(ladders[0].shape->k, 7);
+  EXPECT_FALSE(roofcast::views::parse_published_ladders(kLadder, "t.json")[0].gpu_spec);
+  expect_ladder_error(text, "\"gpu_spec\": \"rtx-a6000\"", "\"gpu_spec\": \"../x\"",
+                      "field 'ladders[0].gpu_spec'");
+  expect_ladder_error(text, "\"m\": 300", "\"m\": 0", "field 'ladders[0].shape.m'");
+  expect_ladder_error(text, ", \"shape\": {\"m\": 300, \"n\": 20, \"k\": 7}", "",
+                      "field 'ladders[0].shape': expected gpu_spec and shape together");
+  expect_ladder_error(text, "\"k\": 7}", "\"k\": 7, \"l\": 1}", "field 'ladders[0].shape.l'");
+}
+
+TEST(PublishedLadders, TheReportOfTheirGpuPredictsEveryMappedStep) {
+  const auto report = roofcast::views::make_gpu_report(roofcast::embedded_spec("rtx-a6000"), kRoot,
+                                                       "digest", "gnuplot");
+  ASSERT_EQ(report.published_checks.size(), 1u);  // Boehm's A6000 ladder, not the 3090 ones
+  const roofcast::views::PublishedCheck& check = report.published_checks[0];
+  EXPECT_EQ(check.ladder_id, "siboehm-a6000");
+  EXPECT_EQ(check.problem.m, 4096);
+  // Steps 2-8, 10 and 11 map to rungs with rates; 1, 9 and cuBLAS map to none.
+  ASSERT_EQ(check.rows.size(), 9u);
+  double sum = 0;
+  for (const auto& row : check.rows) {
+    ASSERT_TRUE(row.predicted_TFLOPS.has_value()) << row.step;
+    ASSERT_TRUE(row.transferred_TFLOPS.has_value()) << row.step;
+    EXPECT_GT(row.published_TFLOPS, 0);
+    sum += std::abs(*row.predicted_TFLOPS / row.published_TFLOPS - 1);
+  }
+  ASSERT_TRUE(check.mape_percent.has_value());
+  EXPECT_NEAR(*check.mape_percent, 100 * sum / 9, 1e-9);
+  const auto h200 = roofcast::views::make_gpu_report(roofcast::embedded_spec("h200-sxm"), kRoot,
+                                                     "digest", "gnuplot");
+  EXPECT_TRUE(h200.published_checks.empty());
 }
 
 TEST(RungNotes, ParsesAndChecksTheGpu) {

@@ -1,5 +1,6 @@
 #include "roofcast/calibration.hpp"
 
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -115,6 +116,23 @@ const StoredCalibration* embedded_calibration(std::string_view gpu_id) {
     if (c.gpu_id == gpu_id) return &c;
   }
   return nullptr;
+}
+
+const StoredCalibration* calibration_for_gpu(const GpuSpec& gpu) {
+  if (const StoredCalibration* own = embedded_calibration(gpu.id)) return own;
+  const int cc = gpu.compute_capability.number();
+  const StoredCalibration* nearest = nullptr;
+  int nearest_distance = 0;
+  for (const GpuSpec& other : embedded_specs()) {
+    const StoredCalibration* stored = embedded_calibration(other.id);
+    if (stored == nullptr) continue;
+    const int distance = std::abs(other.compute_capability.number() - cc);
+    if (nearest == nullptr || distance < nearest_distance) {
+      nearest = stored;
+      nearest_distance = distance;
+    }
+  }
+  return nearest;
 }
 
 }  // namespace roofcast

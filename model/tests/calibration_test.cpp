@@ -100,5 +100,18 @@ TEST(Calibration, EmbeddedOnlyForMeasuredGpus) {
   EXPECT_EQ(embedded_calibration("no-such-gpu"), nullptr);
 }
 
+TEST(Calibration, AnUnmeasuredGpuTakesTheNearestMeasuredOne) {
+  const StoredCalibration* own = calibration_for_gpu(embedded_spec("h200-sxm"));
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own, embedded_calibration("h200-sxm"));
+  // sm_80 and a spec file of a GPU no one measured (its id is not in the database): the nearest
+  // measured GPU in compute capability, the only calibrated one today.
+  EXPECT_EQ(calibration_for_gpu(embedded_spec("a100-sxm4-80gb")), own);
+  GpuSpec custom = embedded_spec("rtx-a6000");
+  custom.id = "someones-own-gpu";
+  EXPECT_EQ(calibration_for_gpu(custom), own);
+  EXPECT_EQ(calibration_for_gpu(custom)->gpu_id, "h200-sxm");
+}
+
 }  // namespace
 }  // namespace roofcast

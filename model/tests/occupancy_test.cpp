@@ -283,7 +283,7 @@ TEST(Headroom, MatchesBruteForceOnRandomLaunchesForEveryGpu) {
       return std::uniform_int_distribution<int>(low, high)(random);
     };
     int checked = 0;
-    for (int i = 0; i < 120; ++i) {
+    for (int i = 0; i < 200; ++i) {
       KernelLaunch launch = launch_of(uniform(1, 32) * 32, uniform(1, 255), 0,
                                       uniform(0, 2) == 0 ? 0 : uniform(0, 100000));
       if (uniform(0, 2) == 0) launch.carveout_percent = uniform(0, 100);

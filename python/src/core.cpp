@@ -217,7 +217,7 @@ PythonPrediction predict_config(const py::object& gpu, const std::array<std::int
     throw std::invalid_argument("config " + kernels::kernel_id(input.config) +
                                 " breaks a tile rule: " + rule);
   }
-  const StoredCalibration* stored = calibrated ? embedded_calibration(spec.id) : nullptr;
+  const StoredCalibration* stored = calibrated ? calibration_for_gpu(spec) : nullptr;
   // The GIL stays held: one prediction takes about a microsecond, and releasing and taking it
   // back costs a tenth of that (rank, which runs long, releases it).
   Prediction p = kernels::predict(spec, input, stored ? stored->parameters : Calibration{});

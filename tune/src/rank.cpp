@@ -152,7 +152,7 @@ Explanation explain(const Prediction& p) {
 }
 
 Calibration default_calibration(const GpuSpec& gpu, bool* calibrated) {
-  const StoredCalibration* stored = embedded_calibration(gpu.id);
+  const StoredCalibration* stored = calibration_for_gpu(gpu);
   if (calibrated != nullptr) *calibrated = stored != nullptr;
   return stored ? stored->parameters : Calibration{};
 }

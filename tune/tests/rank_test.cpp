@@ -185,14 +185,15 @@ TEST(Rank, ExplicitCalibrationIsUsed) {
   const Prediction p = kernels::predict(
       gpu, tune::predict_input(candidates[r.ranked[0].index], {2048, 2048, 2048}), {});
   EXPECT_DOUBLE_EQ(r.ranked[0].time_s, p.time_s);
-  EXPECT_FALSE(tune::rank(embedded_spec("v100-sxm2-32gb"), {2048, 2048, 2048},
-                          tune::enumerate_candidates(embedded_spec("v100-sxm2-32gb"),
-                                                     [] {
-                                                       tune::SpaceBounds b;
-                                                       b.rungs = {4};
-                                                       return b;
-                                                     }()))
-                   .calibrated);
+  // A GPU with no calibration of its own takes the nearest measured GPU's (calibration_for_gpu).
+  EXPECT_TRUE(tune::rank(embedded_spec("v100-sxm2-32gb"), {2048, 2048, 2048},
+                         tune::enumerate_candidates(embedded_spec("v100-sxm2-32gb"),
+                                                    [] {
+                                                      tune::SpaceBounds b;
+                                                      b.rungs = {4};
+                                                      return b;
+                                                    }()))
+                  .calibrated);
 }
 
 TEST(Rank, BadInputIsRefused) {

@@ -18,10 +18,10 @@ LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Prob
   LadderTable table{problem, gpus, {}, {}};
   for (const GpuSpec& gpu : gpus) {
     Calibration calibration;
-    const StoredCalibration* stored =
-        use_stored_calibrations ? embedded_calibration(gpu.id) : nullptr;
+    const StoredCalibration* stored = use_stored_calibrations ? calibration_for_gpu(gpu) : nullptr;
     if (stored) calibration = stored->parameters;
     table.calibrated.push_back(stored != nullptr);
+    table.calibration_gpu.push_back(stored ? stored->gpu_id : std::string());
     std::vector<LadderPrediction>& row = table.rows.emplace_back();
     const int cc = gpu.compute_capability.number();
     for (const kernels::RegistryEntry& entry : kernels::kRegistry) {
@@ -57,8 +57,12 @@ std::string ladder_table_text(const LadderTable& table) {
     const GpuSpec& gpu = table.gpus[g];
     out << "\n"
         << gpu.name << " (" << gpu.id << "), "
-        << (table.calibrated[g] ? "calibrated (data/calibration/" + gpu.id + ".json)"
-                                : std::string("uncalibrated (no committed measurement)"))
+        << (!table.calibrated[g] ? std::string("uncalibrated")
+            : table.calibration_gpu[g] == gpu.id
+                ? "calibrated (data/calibration/" + gpu.id + ".json)"
+                : "calibrated with " + table.calibration_gpu[g] +
+                      "'s global parameters (data/calibration/" + table.calibration_gpu[g] +
+                      ".json; none of " + gpu.id + " is committed, never validated on it)")
         << "\n";
     std::snprintf(line, sizeof line, "  %-4s %-60s %5s %7s %-16s %6s %5s %6s %-13s %8s %6s\n",
                   "rung", "kernel", "regs", "blk/SM", "limited by", "waves", "tail", "L2 sec",
@@ -100,6 +104,9 @@ nlohmann::json ladder_table_json(const LadderTable& table) {
   for (std::size_t g = 0; g < table.gpus.size(); ++g) {
     nlohmann::json gpu = schema::gpu(table.gpus[g]);
     gpu["calibrated"] = static_cast<bool>(table.calibrated[g]);
+    gpu["calibration_gpu_id"] = table.calibration_gpu[g].empty()
+                                    ? nlohmann::json(nullptr)
+                                    : nlohmann::json(table.calibration_gpu[g]);
     gpu["ladder"] = nlohmann::json::array();
     for (const LadderPrediction& p : table.rows[g]) {
       nlohmann::json row = {

@@ -7,6 +7,7 @@
 
 #include "roofcast/gemm.hpp"
 #include "roofcast/json_input.hpp"
+#include "roofcast/spec.hpp"
 #include "roofcast/views/report_data.hpp"
 
 namespace roofcast::views {
@@ -70,7 +71,22 @@ std::vector<PublishedLadder> read_published_ladders(const json& document,
     ladder.author = l.string("author");
     ladder.url = l.string("url");
     ladder.gpu = l.string("gpu");
+    ladder.gpu_spec = l.optional_string("gpu_spec");
+    if (ladder.gpu_spec) {
+      if (const auto problem = gpu_id_problem(*ladder.gpu_spec))
+        l.fail(l.where("gpu_spec"), *problem);
+    }
     ladder.problem = l.string("problem");
+    if (l.has("shape")) {
+      ObjectReader shape = l.object("shape");
+      ladder.shape = gemm::Problem{shape.integer_in("m", 1, gemm::kMaxExtent),
+                                   shape.integer_in("n", 1, gemm::kMaxExtent),
+                                   shape.integer_in("k", 1, gemm::kMaxExtent)};
+      shape.reject_unknown_keys();
+    }
+    if (ladder.gpu_spec.has_value() != ladder.shape.has_value()) {
+      l.fail(l.where(ladder.gpu_spec ? "shape" : "gpu_spec"), "gpu_spec and shape together");
+    }
     ladder.baseline = l.string("baseline");
     ladder.note = l.string("note");
     ladder.baseline_gflops = l.number_in_or_null("baseline_gflops", 0, 1e9);

@@ -149,6 +149,24 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
   } else {
     out["errors"] = nullptr;
   }
+  out["published_checks"] = json::array();
+  for (const PublishedCheck& check : r.published_checks) {
+    json rows = json::array();
+    for (const PublishedCheckRow& row : check.rows) {
+      rows.push_back({{"step", row.step},
+                      {"rung", row.rung},
+                      {"kernel", row.kernel},
+                      {"published_tflops", row.published_TFLOPS},
+                      {"predicted_tflops", optional_number(row.predicted_TFLOPS)},
+                      {"transferred_tflops", optional_number(row.transferred_TFLOPS)}});
+    }
+    out["published_checks"].push_back(
+        {{"ladder", check.ladder_id},
+         {"problem", gemm::problem_json(check.problem)},
+         {"rows", rows},
+         {"mape_percent", optional_number(check.mape_percent)},
+         {"transferred_mape_percent", optional_number(check.transferred_mape_percent)}});
+  }
   out["published_ladders"] = json::array();
   for (const PublishedLadder& l : r.published) {
     out["published_ladders"].push_back({{"id", l.id}, {"gpu_name", l.gpu}, {"url", l.url}});

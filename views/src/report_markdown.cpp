@@ -108,6 +108,58 @@ std::string published_cell(const PublishedLadder& ladder, int rung) {
   return text.empty() ? "–" : text;
 }
 
+/// The published ladders run on this GPU, their steps predicted (GpuReport::published_checks).
+void published_checks_markdown(std::ostringstream& md, const GpuReport& r) {
+  if (r.published_checks.empty()) return;
+  const std::string transferred =
+      r.transferred_calibration ? r.transferred_calibration->gpu_id : std::string();
+  md << "### Published measurements on this GPU, predicted\n\n"
+     << "Each published step with a rate and a rung, against the prediction of that rung's "
+        "headline config at the published size (fastest predicted raster order, registers "
+        "estimated). The published kernels are the authors' own, not roofcast's configs, and "
+        "the published rates come from their clocks and toolkits: this checks the model's "
+        "direction on a GPU roofcast has never run, it fits nothing.\n\n"
+     << "| ladder | size | step | rung | roofcast config | published TFLOPS | predicted | error |";
+  if (!transferred.empty()) md << " with " << transferred << "'s scales | error |";
+  md << "\n|---|---|---|---:|---|---:|---:|---:|";
+  if (!transferred.empty()) md << "---:|---:|";
+  md << "\n";
+  for (const PublishedCheck& check : r.published_checks) {
+    for (const PublishedCheckRow& row : check.rows) {
+      md << "| " << check.ladder_id << " | " << problem_label(check.problem) << " | " << row.step
+         << " | " << row.rung << " | `" << row.kernel << "` | "
+         << format("%.2f", row.published_TFLOPS) << " | ";
+      if (row.predicted_TFLOPS) {
+        md << format("%.2f", *row.predicted_TFLOPS) << " | "
+           << error_text(row.published_TFLOPS, *row.predicted_TFLOPS) << " |";
+      } else {
+        md << "– | – |";
+      }
+      if (!transferred.empty()) {
+        if (row.transferred_TFLOPS) {
+          md << " " << format("%.2f", *row.transferred_TFLOPS) << " | "
+             << error_text(row.published_TFLOPS, *row.transferred_TFLOPS) << " |";
+        } else {
+          md << " – | – |";
+        }
+      }
+      md << "\n";
+    }
+  }
+  md << "\n";
+  for (const PublishedCheck& check : r.published_checks) {
+    md << "- `" << check.ladder_id << "` (" << check.author << "), " << check.rows.size()
+       << " steps: MAPE "
+       << (check.mape_percent ? format("%.1f%%", *check.mape_percent) : std::string("–"));
+    if (!transferred.empty() && check.transferred_mape_percent) {
+      md << format(", with %s's scales %.1f%%", transferred.c_str(),
+                   *check.transferred_mape_percent);
+    }
+    md << "\n";
+  }
+  md << "\n";
+}
+
 std::string banner(const GpuReport& r) {
   const int cc = r.gpu.compute_capability.number();
   std::ostringstream md;
@@ -324,7 +376,9 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
          << ".json`), the measured GPU nearest in compute capability: uncalibrated, the model "
             "adds the issue and shared-memory terms as if the two pipes never overlapped, which "
             "the fitted scales correct on the GPU they were fitted on; whether they hold here is "
-            "what a measurement would tell.";
+            "what a measurement would tell. `roofcast predict`, `rank`, `ladder` and Python "
+            "apply these scales by default on this GPU (calibration_for_gpu; `--uncalibrated` "
+            "for none).";
     }
     md << "\n\n| rung | config | raster | predicted TFLOPS | "
        << (r.transferred_calibration ? "with " + r.transferred_calibration->gpu_id + "'s scales | "
@@ -451,6 +505,7 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
        << ladder.note << " (`" << ladder.file << "`, id `" << ladder.id << "`)\n";
   }
   md << "\n";
+  published_checks_markdown(md, r);
 
   // Every size.
   md << "### Every ladder size\n\n"

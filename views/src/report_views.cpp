@@ -233,6 +233,67 @@ void fill_predicted_ladder(GpuReport& r, const Calibration& calibration) {
   }
 }
 
+/// The MAPE of `predicted` (a member of PublishedCheckRow) over the rows that have it.
+std::optional<double> published_mape(const std::vector<PublishedCheckRow>& rows,
+                                     std::optional<double> PublishedCheckRow::*predicted) {
+  double sum = 0;
+  int count = 0;
+  for (const PublishedCheckRow& row : rows) {
+    if (!(row.*predicted)) continue;
+    sum += std::abs(*(row.*predicted) / row.published_TFLOPS - 1);
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  return 100 * sum / count;
+}
+
+/// PublishedCheck of every published ladder run on the report's GPU.
+void fill_published_checks(GpuReport& r, const Calibration& calibration) {
+  for (const PublishedLadder& ladder : r.published) {
+    if (!ladder.gpu_spec || *ladder.gpu_spec != r.gpu.id || !ladder.shape) continue;
+    PublishedCheck check;
+    check.ladder_id = ladder.id;
+    check.author = ladder.author;
+    check.problem = *ladder.shape;
+    const std::vector<const kernels::RegistryEntry*> headlines = headline_entries();
+    for (const PublishedStep& step : ladder.steps) {
+      if (!step.maps_to_rung || !step.gflops || !(*step.gflops > 0)) continue;
+      const auto entry = std::find_if(
+          headlines.begin(), headlines.end(),
+          [&](const kernels::RegistryEntry* e) { return e->config.rung == *step.maps_to_rung; });
+      if (entry == headlines.end()) continue;
+      PublishedCheckRow row;
+      row.step = step.step;
+      row.rung = *step.maps_to_rung;
+      row.kernel = kernels::kernel_id((*entry)->config);
+      row.published_TFLOPS = *step.gflops / 1000;
+      if (r.gpu.compute_capability.number() >=
+          kernels::minimum_compute_capability((*entry)->config)) {
+        std::optional<Prediction> best;
+        for (const gemm::RasterOrder& raster : validation::ladder_rasters((*entry)->config)) {
+          Prediction p = predict_registered(r.gpu, (*entry)->config, check.problem, raster,
+                                            calibration, L2Model::kRoofcast);
+          if (p.launchable && (!best || p.tflops > best->tflops)) best = p;
+        }
+        if (best) {
+          row.predicted_TFLOPS = best->tflops;
+          if (r.transferred_calibration) {
+            row.transferred_TFLOPS =
+                predict_registered(r.gpu, (*entry)->config, check.problem, best->raster,
+                                   r.transferred_calibration->parameters, L2Model::kRoofcast)
+                    .tflops;
+          }
+        }
+      }
+      check.rows.push_back(std::move(row));
+    }
+    check.mape_percent = published_mape(check.rows, &PublishedCheckRow::predicted_TFLOPS);
+    check.transferred_mape_percent =
+        published_mape(check.rows, &PublishedCheckRow::transferred_TFLOPS);
+    r.published_checks.push_back(std::move(check));
+  }
+}
+
 /// One config of a tile sweep.
 struct SweepPoint {
   gemm::TileConfig config;
@@ -614,6 +675,7 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
     fill_predicted_tile_curves(r, calibration);
     fill_l2_raster(r, nullptr, nullptr, calibration);
   }
+  fill_published_checks(r, calibration);
   fill_occupancy(r, measurement ? &*measurement : nullptr);
   if (fs::exists(root / paths.occupancy)) {
     nlohmann::json doc;

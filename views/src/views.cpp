@@ -864,8 +864,15 @@ PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
     report.notes.push_back(format(
         "calibrated: data/calibration/%s.json, fitted on %s (%s split; MAPE %.1f%% training, "
         "%.1f%% held-out)",
-        gpu.id.c_str(), stored->measurement.c_str(), stored->training_split.c_str(),
+        stored->gpu_id.c_str(), stored->measurement.c_str(), stored->training_split.c_str(),
         stored->training_mape_percent, stored->held_out_mape_percent));
+    if (stored->gpu_id != gpu.id) {
+      report.notes.push_back(
+          "no calibration of " + gpu.id + " is committed: the global parameters fitted on " +
+          stored->gpu_id +
+          " (the measured GPU nearest in compute capability) are applied, never validated on " +
+          gpu.id + "; --uncalibrated for none");
+    }
   }
   report.gpu = gpu;
   report.input = input;
@@ -878,7 +885,7 @@ PredictReport predict_report_of(const GpuSpec& gpu, const PredictInput& input,
 
 PredictReport make_predict_report(const GpuSpec& gpu, const PredictInput& input, bool calibrated,
                                   std::vector<std::string> notes) {
-  const StoredCalibration* stored = calibrated ? embedded_calibration(gpu.id) : nullptr;
+  const StoredCalibration* stored = calibrated ? calibration_for_gpu(gpu) : nullptr;
   Prediction prediction = kernels::predict(gpu, input, stored ? stored->parameters : Calibration{});
   return predict_report_of(gpu, input, std::move(prediction), stored, std::move(notes));
 }

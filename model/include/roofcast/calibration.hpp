@@ -63,4 +63,10 @@ std::string calibration_json(const StoredCalibration& calibration);
 /// object lives as long as the program (a prediction asks on every call: no copy).
 const StoredCalibration* embedded_calibration(std::string_view gpu_id);
 
+/// The calibration a prediction on `gpu` takes: its own committed one, else the one of the
+/// measured GPU nearest in compute capability (the first in database order on ties). The fitted
+/// parameters are global, so they carry to a GPU never measured, where nothing validated them
+/// (StoredCalibration::gpu_id names where they were fitted). nullptr when none is committed.
+const StoredCalibration* calibration_for_gpu(const GpuSpec& gpu);
+
 }  // namespace roofcast

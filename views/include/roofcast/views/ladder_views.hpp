@@ -22,8 +22,9 @@ struct LadderPrediction {
 struct LadderTable {
   gemm::Problem problem;
   std::vector<GpuSpec> gpus;
-  std::vector<bool> calibrated;                     // [gpu]: its committed calibration was applied
+  std::vector<bool> calibrated;  // [gpu]: a committed calibration was applied (calibration_for_gpu)
   std::vector<std::vector<LadderPrediction>> rows;  // [gpu][headline config]
+  std::vector<std::string> calibration_gpu;         // [gpu]: whose calibration; empty: none
 };
 
 /// Predicts each headline config on each GPU at `problem` (row-major raster for rungs 1-6,

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "roofcast/gemm.hpp"
+
 namespace roofcast::views {
 
 // ---- reference data: published ladders and notes ------------------------------------------
@@ -29,6 +31,10 @@ struct PublishedLadder {
   std::string author;
   std::string url;
   std::string gpu;
+  /// The roofcast spec id of that GPU (data/gpus/<id>.json) and the problem as M, N, K, when the
+  /// source states both: its report then predicts the published steps on it.
+  std::optional<std::string> gpu_spec;
+  std::optional<gemm::Problem> shape;
   std::string problem;
   std::string baseline;
   std::optional<double> baseline_gflops;   // the baseline's rate in the same table

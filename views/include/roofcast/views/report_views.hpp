@@ -141,6 +141,26 @@ struct ScatterPoint {
   bool training = false;
 };
 
+/// A published ladder run on the report's GPU (PublishedLadder::gpu_spec), its steps predicted:
+/// each step with a rate and a rung, against that rung's headline config at the published shape
+/// (fastest predicted raster order, registers estimated). A check of direction, never a fit.
+struct PublishedCheckRow {
+  std::string step;
+  int rung = 0;
+  std::string kernel;
+  double published_TFLOPS = 0;
+  std::optional<double> predicted_TFLOPS;    // with the report's calibration (or none)
+  std::optional<double> transferred_TFLOPS;  // with GpuReport::transferred_calibration
+};
+struct PublishedCheck {
+  std::string ladder_id;
+  std::string author;
+  gemm::Problem problem;
+  std::vector<PublishedCheckRow> rows;
+  std::optional<double> mape_percent;  // over the rows predicted
+  std::optional<double> transferred_mape_percent;
+};
+
 struct GpuReport {
   GpuSpec gpu;
   bool validated = false;  // a committed ladder measurement exists
@@ -171,6 +191,7 @@ struct GpuReport {
   std::optional<validation::ModelAccuracy> accuracy;
   std::optional<validation::SelectionReport> selection;
   std::vector<PublishedLadder> published;
+  std::vector<PublishedCheck> published_checks;  // the ladders of `published` run on this GPU
   std::optional<RungNotes> notes;
 };
 
