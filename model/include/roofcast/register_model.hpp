@@ -19,11 +19,12 @@ enum class RegisterFeature : int {
   kWarpTiled = 5,       // 1 for warp-tiled kernels (warp and lane index decomposition)
   kVectorLoads = 6,     // 1 when global loads are float4 (a second, scalar fallback path)
   kLog2Threads = 7,     // log2(threads per block)
+  kGlobalLoads = 8,     // global (or cp.async) load instructions per thread per K tile
 };
-inline constexpr int kRegisterFeatureCount = 8;
+inline constexpr int kRegisterFeatureCount = 9;
 
 /// "accumulators", "fragments", "live_staging", "register_staged", "pipeline", "warp_tiled",
-/// "vector_loads", "log2_threads": the names in calibration files and JSON.
+/// "vector_loads", "log2_threads", "global_loads": the names in calibration files and JSON.
 std::string_view to_string(RegisterFeature feature);
 
 using RegisterFeatures = std::array<double, kRegisterFeatureCount>;
