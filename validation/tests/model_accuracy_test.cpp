@@ -139,7 +139,7 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   EXPECT_LE(a.training.mape_percent, 16.5);
   EXPECT_LE(a.held_out.mape_percent, 18.5);
   EXPECT_LE(a.held_out_both.mape_percent, 19.1);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 26.5);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 26.0);
   EXPECT_LE(ladder_mape, 5.9);
 }
 
@@ -164,7 +164,7 @@ TEST(ModelAccuracyH200, RegisterEstimateAgainstPtxasOnHeldOutConfigs) {
   }
   // Fitted (fit_register_model): held-out MAE 6.80, spills right 94.9% (the unfitted count:
   // 27.1 and 92.9%). Neither goal is met yet.
-  EXPECT_LE(r.held_out.mean_abs_error, 6.9);
+  EXPECT_LE(r.held_out.mean_abs_error, 6.4);
   EXPECT_GE(r.held_out.spills_correct, 0.94);
 }
 
