@@ -169,8 +169,15 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   place_on_sm(gpu, input, p);
   if (!p.occupancy.launchable() || p.occupancy.blocks_per_sm == 0) return p;
 
+  // The runtime's answer for this kernel when given, else the GPU's measured table.
+  const int cluster = std::max(1, p.config.cluster);
+  const int max_active_clusters =
+      input.max_active_clusters > 0
+          ? input.max_active_clusters
+          : (cluster > 1 ? measured_max_active_clusters(gpu, cluster, p.occupancy.blocks_per_sm)
+                         : 0);
   p.waves = compute_waves(p.waste.grid_blocks(), p.occupancy.blocks_per_sm, gpu.chip.sm_count,
-                          std::max(1, p.config.cluster), input.max_active_clusters);
+                          cluster, max_active_clusters);
   if (!p.waves.launchable()) return p;
   p.launchable = true;
   p.traffic = compute_traffic(input.problem, p.anatomy, p.waste, input.c_is_read);

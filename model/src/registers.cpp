@@ -45,8 +45,7 @@ RegisterFeatures register_features(const gemm::TileConfig& config, const KernelA
   set(RegisterFeature::kWarpTiled, a.warp_tiled ? 1 : 0);
   set(RegisterFeature::kVectorLoads, config.vector_width == 4 ? 1 : 0);
   set(RegisterFeature::kLog2Threads, std::log2(std::max(1, a.threads)));
-  set(RegisterFeature::kGlobalLoads,
-      a.global_a.instructions + a.global_b.instructions);
+  set(RegisterFeature::kGlobalLoads, a.global_a.instructions + a.global_b.instructions);
   return f;
 }
 

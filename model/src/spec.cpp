@@ -171,9 +171,39 @@ MicroarchitectureFacts read_microarchitecture(ObjectReader facts) {
   return out;
 }
 
-MeasuredCeilings read_measured(ObjectReader measured) {
+/// measured.max_active_clusters: [{"cluster", "blocks_per_sm", "clusters"}, ...], one source for
+/// the whole table. Each pair once; clusters at most SMs x blocks_per_sm / cluster.
+std::vector<ClusterResidency> read_cluster_residency(ObjectReader& measured, int sm_count) {
+  std::vector<ClusterResidency> out;
+  if (!measured.has("max_active_clusters")) return out;
+  const json& table = measured.non_empty_array("max_active_clusters");
+  json_input::ReaderOptions options = measured.options();
+  if (options.number_paths != nullptr) {
+    options.number_paths->push_back(measured.where("max_active_clusters"));
+  }
+  options.number_paths = nullptr;  // the table's source covers its entries
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    ObjectReader entry(
+        table[i], measured.where("max_active_clusters") + "[" + std::to_string(i) + "]", options);
+    ClusterResidency r;
+    r.cluster = entry.int32_in("cluster", 2, 16);
+    r.blocks_per_sm = entry.int32_in("blocks_per_sm", 1, 64);
+    r.clusters = entry.int32_in("clusters", 1, sm_count * r.blocks_per_sm / r.cluster);
+    entry.reject_unknown_keys();
+    for (const ClusterResidency& earlier : out) {
+      if (earlier.cluster == r.cluster && earlier.blocks_per_sm == r.blocks_per_sm) {
+        entry.fail(entry.where("blocks_per_sm"), "each (cluster, blocks_per_sm) once");
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+MeasuredCeilings read_measured(ObjectReader measured, int sm_count) {
   MeasuredCeilings out;
   out.measurement_run = measured.string("measurement_run");
+  out.max_active_clusters = read_cluster_residency(measured, sm_count);
   out.ffma_TFLOPS = measured.optional_number_in("ffma_TFLOPS", kMinTflops, kMaxTflops);
   out.dram_bw_GBps = measured.optional_number_in("dram_bw_GBps", kMinGBps, kMaxGBps);
   out.l2_bw_GBps = measured.optional_number_in("l2_bw_GBps", kMinGBps, kMaxGBps);
@@ -272,7 +302,9 @@ GpuSpec read_spec(const json& document, const std::string& file) {
   spec.sm = read_sm_limits(root.object("sm"));
   spec.chip = read_chip(root.object("chip"));
   spec.peak_TFLOPS = read_peaks(root.object("peak_TFLOPS"));
-  if (root.has("measured")) spec.measured = read_measured(root.object("measured"));
+  if (root.has("measured")) {
+    spec.measured = read_measured(root.object("measured"), spec.chip.sm_count);
+  }
   if (root.has("microarchitecture")) {
     spec.microarchitecture = read_microarchitecture(root.object("microarchitecture"));
   }
@@ -411,6 +443,14 @@ GpuSpec find_spec(std::string_view id_or_path) {
   const bool is_file = id_or_path.size() > 5 && id_or_path.substr(id_or_path.size() - 5) == ".json";
   if (is_file) return load_spec_file(std::filesystem::path(std::string(id_or_path)));
   return embedded_spec(id_or_path);
+}
+
+int measured_max_active_clusters(const GpuSpec& gpu, int cluster, int blocks_per_sm) {
+  if (!gpu.measured) return 0;
+  for (const ClusterResidency& r : gpu.measured->max_active_clusters) {
+    if (r.cluster == cluster && r.blocks_per_sm == blocks_per_sm) return r.clusters;
+  }
+  return 0;
 }
 
 }  // namespace roofcast

@@ -860,5 +860,21 @@ TEST(Accuracy, SpearmanRankCorrelation) {
   EXPECT_THROW(spearman_rank_correlation({1, 2}, {1}), std::invalid_argument);
 }
 
+TEST(Predict, ClusterWavesTakeTheMeasuredResidencyWithoutARuntimeAnswer) {
+  const GpuSpec& h200 = embedded_spec("h200-sxm");
+  // Rung 10, clusters of 4 at one block per SM: 30 clusters a wave, 120 blocks, not 132.
+  PredictInput in;
+  in.problem = {4096, 4096, 4096};
+  in.config =
+      kernels::parse_kernel_id("r10-cluster-128x256x16-w64x64-t8x16-256t-s4-v4-padded-c4").value();
+  in.shared_memory_bytes = kernels::shared_memory_bytes(in.config);
+  in.min_blocks_per_sm = kernels::launch_bounds_min_blocks(in.config);
+  const Prediction p = kernels::predict(h200, in, Calibration{});
+  ASSERT_EQ(p.occupancy.blocks_per_sm, 1);
+  EXPECT_EQ(p.waves.blocks_per_wave, 120);
+  in.max_active_clusters = 33;  // the runtime's answer, when given, wins
+  EXPECT_EQ(kernels::predict(h200, in, Calibration{}).waves.blocks_per_wave, 132);
+}
+
 }  // namespace
 }  // namespace roofcast

@@ -585,6 +585,35 @@ TEST(SpecMalformed, ValidMeasuredBlockParses) {
   EXPECT_EQ(spec.sources.at("measured.ffma_TFLOPS"), document["references"]["card"]);
 }
 
+// The measured cluster residency: one source for the table, each pair once, and the waves of a
+// cluster kernel without a runtime answer take it (predict_test).
+TEST(SpecMeasured, ClusterResidencyTableParsesAndSetsTheWaves) {
+  const GpuSpec& h200 = embedded_spec("h200-sxm");
+  EXPECT_EQ(measured_max_active_clusters(h200, 4, 1), 30);
+  EXPECT_EQ(measured_max_active_clusters(h200, 2, 3), 198);
+  EXPECT_EQ(measured_max_active_clusters(h200, 4, 6), 0);  // not measured
+  EXPECT_EQ(measured_max_active_clusters(embedded_spec("h100-sxm5"), 4, 1), 0);
+
+  json document = H200Document();
+  document["measured"] = {
+      {"measurement_run", "run"},
+      {"max_active_clusters", {{{"cluster", 4}, {"blocks_per_sm", 1}, {"clusters", 30}}}}};
+  document["sources"]["measured.max_active_clusters"] = "card";
+  ASSERT_NO_THROW(parse_spec(document.dump(2), kBadOrigin));
+  json bad = document;
+  bad["sources"].erase("measured.max_active_clusters");
+  EXPECT_TRUE(RejectedWith(bad, "sources.measured.max_active_clusters", "a source"));
+  bad = document;
+  bad["measured"]["max_active_clusters"][0]["clusters"] = 34;  // 132 SMs / 4 = 33 at most
+  EXPECT_TRUE(RejectedWith(bad, "measured.max_active_clusters[0].clusters", "1..33"));
+  bad = document;
+  bad["measured"]["max_active_clusters"].push_back(document["measured"]["max_active_clusters"][0]);
+  EXPECT_TRUE(RejectedWith(bad, "measured.max_active_clusters[1].blocks_per_sm", "once"));
+  bad = document;
+  bad["measured"]["max_active_clusters"][0]["cluster"] = 1;
+  EXPECT_TRUE(RejectedWith(bad, "measured.max_active_clusters[0].cluster", "2..16"));
+}
+
 // The microarchitecture block: per-architecture facts, each with a source; without a measured
 // block its L2 bandwidth is the spec's L2 ceiling, and a spec without the block still predicts.
 TEST(SpecMicroarchitecture, FactsParseWithTheirSourcesAndGiveTheL2Ceiling) {

@@ -52,8 +52,24 @@ TEST(ModelAccuracyH200, SpecCarriesTheMeasuredCeilings) {
   ASSERT_TRUE(m.microbenchmarks.has_value());
   const GpuSpec gpu = embedded_spec("h200-sxm");
   ASSERT_TRUE(gpu.measured.has_value());
-  EXPECT_EQ(*gpu.measured, m.microbenchmarks->measured)
+  MeasuredCeilings ceilings = *gpu.measured;
+  ceilings.max_active_clusters.clear();  // the runtime's answers, checked below
+  EXPECT_EQ(ceilings, m.microbenchmarks->measured)
       << "data/gpus/h200-sxm.json's measured block must equal the committed measurement's";
+  // The cluster residency table: every committed run's cudaOccupancyMaxActiveClusters answer.
+  int answers = 0;
+  for (const std::string& path : committed_measurement_paths(kMeasurement.parent_path())) {
+    for (const MeasuredKernel& kernel : load_ladder_measurement(path).kernels) {
+      if (!kernel.runtime_max_active_clusters || kernel.runtime_blocks_per_sm <= 0) continue;
+      ++answers;
+      EXPECT_EQ(
+          measured_max_active_clusters(gpu, kernel.config.cluster, kernel.runtime_blocks_per_sm),
+          *kernel.runtime_max_active_clusters)
+          << path << " " << kernel.id;
+    }
+  }
+  EXPECT_GT(answers, 20);
+  EXPECT_EQ(gpu.measured->max_active_clusters.size(), 10u);
 }
 
 // data/calibration/h200-sxm.json is what `roofcast accuracy --write-calibration` fits on the

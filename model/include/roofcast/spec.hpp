@@ -77,8 +77,20 @@ struct PeakTflops {
 
 /// Ceilings measured by roofcast's microbenchmarks on real hardware, kept apart from vendor
 /// figures. Each is optional; measurement_run names the run they came from.
+/// How many clusters of `cluster` blocks the runtime co-schedules when `blocks_per_sm` blocks fit
+/// an SM (cudaOccupancyMaxActiveClusters): fewer than SMs x blocks / cluster where a cluster must
+/// sit in one GPC and the GPCs' SM counts are not multiples of the cluster (the H200: 30 clusters
+/// of 4 at one block per SM, not 33).
+struct ClusterResidency {
+  int cluster = 0;
+  int blocks_per_sm = 0;
+  int clusters = 0;
+  bool operator==(const ClusterResidency&) const = default;
+};
+
 struct MeasuredCeilings {
   std::string measurement_run;
+  std::vector<ClusterResidency> max_active_clusters;  // as the runtime answered, any order
   std::optional<double> ffma_TFLOPS;
   std::optional<double> dram_bw_GBps;
   std::optional<double> l2_bw_GBps;
@@ -169,6 +181,10 @@ inline constexpr std::size_t kMaxGpuIdLength = 64;
 /// Why `id` cannot be a GPU id, or empty when it can: 1..kMaxGpuIdLength characters of
 /// [a-z0-9._-], starting with a letter or digit (so no '/', no "..", never absolute).
 std::optional<std::string> gpu_id_problem(std::string_view id);
+
+/// The measured ClusterResidency::clusters of `gpu` for (cluster, blocks_per_sm), or 0 when its
+/// measured block has none for that pair (the model then takes SMs x blocks / cluster).
+int measured_max_active_clusters(const GpuSpec& gpu, int cluster, int blocks_per_sm);
 
 /// Parses and validates one spec document. `origin` names it in errors.
 GpuSpec parse_spec(std::string_view json_text, std::string_view origin);
