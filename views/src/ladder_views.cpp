@@ -15,7 +15,7 @@ namespace roofcast::views {
 
 LadderTable make_ladder_table(const std::vector<GpuSpec>& gpus, const gemm::Problem& problem,
                               bool use_stored_calibrations) {
-  LadderTable table{problem, gpus, {}, {}};
+  LadderTable table{problem, gpus, {}, {}, {}};
   for (const GpuSpec& gpu : gpus) {
     Calibration calibration;
     const StoredCalibration* stored = use_stored_calibrations ? calibration_for_gpu(gpu) : nullptr;
