@@ -1,20 +1,39 @@
 #include "roofcast/time_model.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace roofcast {
 namespace {
 
+/// The memory terms (TimeTerm order): their times queue in front of the binding term.
+constexpr std::array<TimeTerm, 4> kMemoryTerms{TimeTerm::kSharedMemory, TimeTerm::kL2,
+                                               TimeTerm::kDram, TimeTerm::kSpill};
+
+/// binding + contention_share * (memory terms other than the binding one), binding =
 /// max(issue_scale * issue + shared_memory_scale * shared_memory, shared_memory, the other
-/// scaled terms).
+/// scaled terms); the issue group holds the shared-memory term already.
 double wave_time_s(const TimeTerms& terms, const Calibration& c) {
-  double worst = std::max(c.issue_scale * terms[TimeTerm::kIssue] +
-                              c.shared_memory_scale * terms[TimeTerm::kSharedMemory],
-                          terms[TimeTerm::kSharedMemory]);
-  for (int t = static_cast<int>(TimeTerm::kLatency); t < kTimeTermCount; ++t) {
-    worst = std::max(worst, term_scale(c, static_cast<TimeTerm>(t)) * terms.seconds[t]);
+  const double issue_group = c.issue_scale * terms[TimeTerm::kIssue] +
+                             c.shared_memory_scale * terms[TimeTerm::kSharedMemory];
+  double worst = issue_group;
+  int binding = static_cast<int>(TimeTerm::kIssue);
+  for (int t = static_cast<int>(TimeTerm::kSharedMemory); t < kTimeTermCount; ++t) {
+    const double seconds = term_scale(c, static_cast<TimeTerm>(t)) * terms.seconds[t];
+    if (seconds > worst) {
+      worst = seconds;
+      binding = t;
+    }
   }
-  return worst;
+  if (!(c.contention_share > 0)) return worst;
+  double others = 0;
+  for (const TimeTerm t : kMemoryTerms) {
+    const int index = static_cast<int>(t);
+    const bool in_binding = index == binding || (t == TimeTerm::kSharedMemory &&
+                                                 binding == static_cast<int>(TimeTerm::kIssue));
+    if (!in_binding) others += term_scale(c, t) * terms.seconds[index];
+  }
+  return worst + c.contention_share * others;
 }
 
 }  // namespace

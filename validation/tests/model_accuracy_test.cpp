@@ -86,6 +86,7 @@ TEST(ModelAccuracyH200, CommittedCalibrationIsTheFreshFit) {
       {stored->parameters.l2_scale, fresh.l2_scale},
       {stored->parameters.dram_scale, fresh.dram_scale},
       {stored->parameters.launch_overhead_s, fresh.launch_overhead_s},
+      {stored->parameters.contention_share, fresh.contention_share},
       {stored->parameters.l2_capacity_fraction, fresh.l2_capacity_fraction}};
   for (const auto& [committed, fitted] : values) {
     EXPECT_NEAR(committed, fitted, 1e-9 * std::max(1.0, std::fabs(fitted)))
@@ -151,12 +152,14 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // 20.1 / 30.5 / 34.5 (45.8); the data path as its own unit 18.5 / 27.1 / 28.7 (37.3) / 8.0; the
   // epilogue's C stores in L2 sectors and the bandwidth scales held at 1 17.4 / 19.0 / 19.3
   // (26.9) / 8.0; the instruction cache (sample ncu subset 17e9505, its training configs only)
-  // 16.4 / 18.4 / 19.0 (26.4) / 5.8. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 16.5);
-  EXPECT_LE(a.held_out.mape_percent, 18.5);
-  EXPECT_LE(a.held_out_both.mape_percent, 19.1);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 26.0);
-  EXPECT_LE(ladder_mape, 5.9);
+  // 16.4 / 18.4 / 19.0 (26.4) / 5.8; the register model's global-loads feature 16.4 / 18.4 /
+  // 19.0 (25.9) / 5.8; contention of the non-binding memory terms (contention_share, chosen on
+  // training MAPE) 16.1 / 17.8 / 18.2 (25.0) / 6.1. Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 16.2);
+  EXPECT_LE(a.held_out.mape_percent, 17.9);
+  EXPECT_LE(a.held_out_both.mape_percent, 18.3);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 25.1);
+  EXPECT_LE(ladder_mape, 6.2);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean

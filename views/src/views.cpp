@@ -672,9 +672,9 @@ std::string calibration_text(const Calibration& c) {
   if (c == Calibration{}) return "none (uncalibrated: every scale 1, no launch overhead)";
   return format(
       "issue x%.4g, shared memory x%.4g, latency x%.4g, L2 x%.4g, DRAM x%.4g, launch "
-      "overhead %s, L2 capacity x%.4g",
+      "overhead %s, contention share %.4g, L2 capacity x%.4g",
       c.issue_scale, c.shared_memory_scale, c.latency_scale, c.l2_scale, c.dram_scale,
-      seconds_text(c.launch_overhead_s).c_str(), c.l2_capacity_fraction);
+      seconds_text(c.launch_overhead_s).c_str(), c.contention_share, c.l2_capacity_fraction);
 }
 
 std::string access_text(const char* name, const WarpAccess& w) {

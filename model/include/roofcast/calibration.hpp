@@ -28,7 +28,7 @@ struct CalibrationParameter {
 
 /// Every Calibration parameter, in the order of files and outputs. The first
 /// kFittedParameterCount are the ones fit_calibration estimates, in its order.
-inline constexpr std::array<CalibrationParameter, 7> kCalibrationParameters{{
+inline constexpr std::array<CalibrationParameter, 8> kCalibrationParameters{{
     {"issue_scale", &Calibration::issue_scale, false, "x issue time"},
     {"shared_memory_scale", &Calibration::shared_memory_scale, true,
      "share of the L1/shared data-path time issue does not hide"},
@@ -36,6 +36,8 @@ inline constexpr std::array<CalibrationParameter, 7> kCalibrationParameters{{
     {"l2_scale", &Calibration::l2_scale, false, "x L2 bandwidth time"},
     {"dram_scale", &Calibration::dram_scale, false, "x DRAM bandwidth time"},
     {"launch_overhead_s", &Calibration::launch_overhead_s, true, "+ once per kernel, seconds"},
+    {"contention_share", &Calibration::contention_share, true,
+     "share of the non-binding memory terms that adds to a wave's time"},
     {"l2_capacity_fraction", &Calibration::l2_capacity_fraction, false,
      "effective share of the L2 capacity (set by hand, not fitted)"},
 }};

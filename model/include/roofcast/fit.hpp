@@ -22,10 +22,14 @@ struct FitSample {
   double measured_time_s = 0;
 };
 
+/// The shares of the non-binding memory terms fit_calibration tries for contention_share.
+inline constexpr std::array<double, 13> kContentionShareGrid{
+    0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.175, 0.2, 0.25, 0.3, 0.4, 0.5};
+
 /// The parameters fit_calibration estimates, in this order.
-inline constexpr int kFittedParameterCount = 6;
+inline constexpr int kFittedParameterCount = 7;
 /// "issue_scale", "shared_memory_scale", "latency_scale", "l2_scale", "dram_scale",
-/// "launch_overhead_s".
+/// "launch_overhead_s", "contention_share".
 std::string_view fitted_parameter_name(int index);
 
 struct FitCase {
@@ -58,9 +62,10 @@ struct FitResult {
 /// training cases (one case alone would fix its term's scale to reproduce that case exactly:
 /// docs/model.md#calibration-and-the-fit) and the overhead, keep scales positive and the
 /// overhead >= 0, repeat until the binding terms stop changing; from several starts, keeping
-/// the best. Reports MAPE on the training and the held-out samples. Throws
-/// std::invalid_argument when a training name is not among the samples, a name repeats, no
-/// case trains, or a measured time is not positive.
+/// the best. contention_share enters the time non-linearly (through which term binds): the fit
+/// above runs for each share of kContentionShareGrid and keeps the lowest objective. Reports MAPE
+/// on the training and the held-out samples. Throws std::invalid_argument when a training name is
+/// not among the samples, a name repeats, no case trains, or a measured time is not positive.
 FitResult fit_calibration(const std::vector<FitSample>& samples,
                           const std::vector<std::string>& training_names);
 

@@ -16,8 +16,8 @@ namespace roofcast {
 /// The model's global per-GPU parameters. Defaults (scales 1, shares and costs 0) mean
 /// "uncalibrated": every term is taken at its face value and the data path overlaps issue
 /// completely. Each scale multiplies one time term (see TimeTerm); none is per rung or per
-/// size. fit_calibration() fits the first six by least squares
-/// (docs/model.md#calibration-and-the-fit).
+/// size. fit_calibration() fits the first six by least squares and contention_share by a grid
+/// search around them (docs/model.md#calibration-and-the-fit).
 struct Calibration {
   double issue_scale = 1;  // x issue time: register-bank conflicts, dual-issue limits
   /// Share of the L1/shared data-path time that issue does not hide (0: full overlap, 1: the two
@@ -27,6 +27,10 @@ struct Calibration {
   double l2_scale = 1;           // x L2 bandwidth time
   double dram_scale = 1;         // x DRAM bandwidth time
   double launch_overhead_s = 0;  // + once per kernel: launch and drain
+  /// Share of the memory terms that do not bind a wave (L1/shared data path, L2, DRAM, spill)
+  /// that adds to the binding one: the contention of the wave's other traffic for the same
+  /// pipes and queues (0: the terms overlap completely, the roofline's max).
+  double contention_share = 0;
   /// Effective share of the L2 capacity in the roofcast L2 model (set by hand from measured hit
   /// rates; not part of the least-squares fit).
   double l2_capacity_fraction = 1;
@@ -73,11 +77,15 @@ double term_scale(const Calibration& calibration, TimeTerm term);
 
 /// Predicted time, seconds:
 ///   full_waves * wave(full_wave) + wave(last_wave) + launch_overhead_s,
-///   wave(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
-///                 t.shared_memory, latency_scale * t.latency, l2_scale * t.l2,
-///                 dram_scale * t.dram, t.spill).
+///   wave(t) = binding(t) + contention_share * (the memory terms other than the binding one),
+///   binding(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
+///                    t.shared_memory, latency_scale * t.latency, l2_scale * t.l2,
+///                    dram_scale * t.dram, t.spill),
+///   memory terms: t.shared_memory (already in the issue group when that binds), l2_scale *
+///   t.l2, dram_scale * t.dram, t.spill.
 /// Within a wave the terms overlap (each is a throughput or a latency chain of the same
-/// work), so the largest one is the wave's time; waves run one after another. The L1/shared
+/// work), so the largest one is the wave's time, plus the share of the other traffic that
+/// queues in front of it; waves run one after another. The L1/shared
 /// data path is its own unit (shared-memory wavefronts per cycle per SM, its ceiling the spec's
 /// or the measured bandwidth) and overlaps issue, except for the share shared_memory_scale that
 /// a calibration finds added (0 uncalibrated: the roofline's overlap); docs/model.md#composition.
