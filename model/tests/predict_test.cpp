@@ -95,6 +95,27 @@ TEST(Compose, MaxPerWaveSummedOverWaves) {
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 6 + 2.5);
 }
 
+TEST(Compose, ContentionShareAddsTheNonBindingMemoryTerms) {
+  PredictionTerms t = hand_terms();
+  t.full_wave[TimeTerm::kL2] = 0.5;
+  t.full_wave[TimeTerm::kSpill] = 0.25;
+  Calibration c;
+  c.contention_share = 0.5;
+  // Full waves: latency (3) binds; shared (2), L2 (0.5) and spill (0.25) are the other memory
+  // terms: 3 + 0.5 * 2.75. Last wave: issue (0.5) binds, DRAM (0.25) adds half: 0.5 + 0.125.
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * (3 + 0.5 * 2.75) + 0.5 + 0.125);
+  // The issue group binds (issue x 4 + 0): the data path is inside it and does not add again.
+  c.issue_scale = 4;
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * (4 + 0.5 * 0.75) + 2 + 0.125);
+  // The data path alone binds: it is not added to itself.
+  c = Calibration{};
+  c.contention_share = 0.5;
+  c.latency_scale = 0.5;
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * (2 + 0.5 * 0.75) + 0.5 + 0.125);
+  c.contention_share = 0;  // no share: the max of the terms
+  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 2 + 0.5);
+}
+
 TEST(Compose, TotalsAndBindingTerm) {
   const TimeTerms totals = total_terms(hand_terms(), Calibration{});
   EXPECT_DOUBLE_EQ(totals[TimeTerm::kIssue], 2.5);
@@ -743,6 +764,20 @@ TEST(Fit, RecoversKnownParametersFromPredictions) {
   EXPECT_TRUE(r.fitted[0]);
   EXPECT_FALSE(r.fitted[3]);  // a bandwidth ceiling: not a free parameter, its scale stays 1
   EXPECT_DOUBLE_EQ(c.l2_scale, 1);
+}
+
+TEST(Fit, RecoversAContentionShareOfTheGrid) {
+  Calibration t = truth();
+  t.contention_share = 0.2;  // on kContentionShareGrid
+  const std::vector<FitSample> samples = samples_from_predictions(t, 0);
+  const FitResult r = fit_calibration(samples, every_other(samples));
+  EXPECT_DOUBLE_EQ(r.calibration.contention_share, 0.2);
+  EXPECT_NEAR(r.calibration.issue_scale, 1.3, 1e-6);
+  EXPECT_NEAR(r.calibration.latency_scale, 1.6, 1e-6);
+  EXPECT_LT(*r.held_out_mape_percent, 1e-6);
+  // Without contention in the truth the grid keeps 0.
+  const std::vector<FitSample> plain = samples_from_predictions(truth(), 0);
+  EXPECT_EQ(fit_calibration(plain, every_other(plain)).calibration.contention_share, 0);
 }
 
 TEST(Fit, NoisyTimesGiveSmallErrors) {
