@@ -5,7 +5,9 @@
 # Writes into $OUT: nvidia-smi before/after and the roofcast-validate --sample JSON and log of
 # the kernels matching the regex (all when absent), each case checked against cuBLAS, then timed.
 # A sample too long for one device call is measured in parts: one regex per part. The part named
-# "ncu" is the stated Nsight Compute subset instead (roofcast-validate --sample-ncu, docs/sample.md).
+# "ncu" (or "ncu-<name>") is the stated Nsight Compute subset instead (roofcast-validate
+# --sample-ncu, docs/sample.md); parts "ncu-local" and "ncu-all" are its local-memory and
+# every-config subsets (--sample-ncu-subset local|all).
 set -u -o pipefail
 usage="usage: validation/scripts/sample.sh <gpu-id> <git-revision> <build-dir> <part-name> [kernels-regex]"
 gpu=${1:?$usage}
@@ -22,9 +24,13 @@ filter=()
 if [ -n "$regex" ]; then filter=(--kernels "$regex"); fi
 
 nvidia-smi --query-gpu=$smi_fields --format=csv >"$out/sample-$part.nvidia-smi-before.csv"
-set_flag=--sample
-if [ "$part" = ncu ]; then set_flag=--sample-ncu; fi
-"$build/validation/roofcast-validate" --expect-gpu "$gpu" --git-revision "$revision" "$set_flag" \
+set_flags=(--sample)
+case "$part" in
+  ncu-local) set_flags=(--sample-ncu --sample-ncu-subset local) ;;
+  ncu-all) set_flags=(--sample-ncu --sample-ncu-subset all) ;;
+  ncu) set_flags=(--sample-ncu) ;;
+esac
+"$build/validation/roofcast-validate" --expect-gpu "$gpu" --git-revision "$revision" "${set_flags[@]}" \
   "${filter[@]}" --out "$out/sgemm-sample-$part.json" 2>&1 | tee "$out/sample-$part.log"
 validate_status=${PIPESTATUS[0]}
 nvidia-smi --query-gpu=$smi_fields --format=csv >"$out/sample-$part.nvidia-smi-after.csv"

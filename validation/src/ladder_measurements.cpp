@@ -123,6 +123,15 @@ json ncu_json(const NcuMetrics& n) {
   put_number(out, "l2_sectors_read", n.l2_sectors_read, 10);
   put_number(out, "achieved_occupancy_pct", n.achieved_occupancy_pct);
   put_number(out, "duration_ns", n.duration_ns, 8);
+  put_number(out, "warp_instructions", n.warp_instructions, 12);
+  put_number(out, "shared_load_instructions", n.shared_load_instructions, 12);
+  put_number(out, "shared_store_instructions", n.shared_store_instructions, 12);
+  put_number(out, "shared_wavefronts", n.shared_wavefronts, 12);
+  put_number(out, "local_load_instructions", n.local_load_instructions, 12);
+  put_number(out, "local_store_instructions", n.local_store_instructions, 12);
+  put_number(out, "local_load_sectors", n.local_load_sectors, 12);
+  put_number(out, "local_store_sectors", n.local_store_sectors, 12);
+  put_number(out, "local_load_hit_sectors", n.local_load_hit_sectors, 12);
   if (!n.stalls.empty()) {
     json stalls = json::object();
     for (const auto& [reason, value] : n.stalls) stalls[reason] = number(value);
@@ -421,6 +430,15 @@ NcuMetrics read_ncu(Reader r) {
   n.l2_sectors_read = r.optional_number("l2_sectors_read", 0);
   n.achieved_occupancy_pct = r.optional_number("achieved_occupancy_pct", 0);
   n.duration_ns = r.optional_number("duration_ns", 0);
+  n.warp_instructions = r.optional_number("warp_instructions", 0);
+  n.shared_load_instructions = r.optional_number("shared_load_instructions", 0);
+  n.shared_store_instructions = r.optional_number("shared_store_instructions", 0);
+  n.shared_wavefronts = r.optional_number("shared_wavefronts", 0);
+  n.local_load_instructions = r.optional_number("local_load_instructions", 0);
+  n.local_store_instructions = r.optional_number("local_store_instructions", 0);
+  n.local_load_sectors = r.optional_number("local_load_sectors", 0);
+  n.local_store_sectors = r.optional_number("local_store_sectors", 0);
+  n.local_load_hit_sectors = r.optional_number("local_load_hit_sectors", 0);
   if (auto stalls = r.optional_object("stalls")) {
     for (const auto& item : stalls->value().items()) {
       n.stalls[stalls->name(item.key())] = stalls->number(item.key(), 0);

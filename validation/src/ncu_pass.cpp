@@ -72,10 +72,18 @@ int column(const std::vector<std::string>& header, const char* name) {
   return static_cast<int>(it - header.begin());
 }
 
-std::optional<double> metric(const NcuKernelRecord& kernel, const std::string& name) {
+/// The metric in base units; empty when absent or in a unit base_value does not know (then
+/// `unknown_units` gets the reason, so the case records why the number is missing).
+std::optional<double> metric(const NcuKernelRecord& kernel, const std::string& name,
+                             std::vector<std::string>* unknown_units = nullptr) {
   const auto it = kernel.metrics.find(name);
   if (it == kernel.metrics.end()) return std::nullopt;
-  return base_value(name, it->second.first, it->second.second);
+  try {
+    return base_value(name, it->second.first, it->second.second);
+  } catch (const std::runtime_error& error) {
+    if (unknown_units != nullptr) unknown_units->push_back(error.what());
+    return std::nullopt;
+  }
 }
 
 std::string read_file(const std::string& path) {
@@ -162,6 +170,22 @@ const std::vector<std::string>& ncu_stall_reasons() {
   return reasons;
 }
 
+const std::vector<NcuCount>& ncu_counts() {
+  static const std::vector<NcuCount> counts = {
+      {"smsp__inst_executed.sum", &NcuMetrics::warp_instructions},
+      {"smsp__inst_executed_op_shared_ld.sum", &NcuMetrics::shared_load_instructions},
+      {"smsp__inst_executed_op_shared_st.sum", &NcuMetrics::shared_store_instructions},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", &NcuMetrics::shared_wavefronts},
+      {"smsp__inst_executed_op_local_ld.sum", &NcuMetrics::local_load_instructions},
+      {"smsp__inst_executed_op_local_st.sum", &NcuMetrics::local_store_instructions},
+      {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", &NcuMetrics::local_load_sectors},
+      {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", &NcuMetrics::local_store_sectors},
+      {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
+       &NcuMetrics::local_load_hit_sectors},
+  };
+  return counts;
+}
+
 std::vector<std::string> ncu_metric_names() {
   std::vector<std::string> names = {"lts__t_sector_hit_rate.pct",
                                     "dram__bytes_read.sum",
@@ -169,6 +193,7 @@ std::vector<std::string> ncu_metric_names() {
                                     "lts__t_sectors_srcunit_tex_op_read.sum",
                                     "sm__warps_active.avg.pct_of_peak_sustained_active",
                                     "gpu__time_duration.sum"};
+  for (const NcuCount& count : ncu_counts()) names.push_back(count.metric);
   for (const std::string& reason : ncu_stall_reasons()) {
     names.push_back(std::string(kStallPrefix) + reason + std::string(kStallSuffix));
   }
@@ -235,10 +260,11 @@ NcuMetrics summarize_ncu(const std::vector<NcuKernelRecord>& kernels) {
     out.error = "ncu profiled no kernel for this case";
     return out;
   }
-  auto sum = [&](const char* name) -> std::optional<double> {
+  std::vector<std::string> unknown_units;
+  auto sum = [&](const std::string& name) -> std::optional<double> {
     std::optional<double> total;
     for (const NcuKernelRecord& k : kernels) {
-      if (const auto v = metric(k, name)) total = total.value_or(0) + *v;
+      if (const auto v = metric(k, name, &unknown_units)) total = total.value_or(0) + *v;
     }
     return total;
   };
@@ -253,6 +279,7 @@ NcuMetrics summarize_ncu(const std::vector<NcuKernelRecord>& kernels) {
   out.dram_bytes_write = sum("dram__bytes_write.sum");
   out.l2_sectors_read = sum("lts__t_sectors_srcunit_tex_op_read.sum");
   out.duration_ns = sum("gpu__time_duration.sum");
+  for (const NcuCount& count : ncu_counts()) out.*count.field = sum(count.metric);
   out.l2_hit_rate_pct = metric(*longest, "lts__t_sector_hit_rate.pct");
   out.achieved_occupancy_pct =
       metric(*longest, "sm__warps_active.avg.pct_of_peak_sustained_active");
@@ -262,6 +289,13 @@ NcuMetrics summarize_ncu(const std::vector<NcuKernelRecord>& kernels) {
   }
   if (!out.l2_hit_rate_pct && !out.dram_bytes_read && out.stalls.empty()) {
     out.error = "ncu reported none of the requested metrics";
+  } else if (!unknown_units.empty()) {
+    std::sort(unknown_units.begin(), unknown_units.end());
+    unknown_units.erase(std::unique(unknown_units.begin(), unknown_units.end()),
+                        unknown_units.end());
+    std::string why;
+    for (const std::string& u : unknown_units) why += (why.empty() ? "" : "; ") + u;
+    out.error = why + " (left out, the other numbers kept)";
   }
   return out;
 }

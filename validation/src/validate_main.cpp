@@ -62,6 +62,7 @@ struct Options {
   std::string ncu_log_dir;
   bool sample = false;
   bool sample_ncu = false;
+  std::string sample_ncu_subset;           // empty: every tenth config
   std::vector<std::string> profile_cases;  // hidden: the child run under ncu
 };
 
@@ -101,7 +102,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
       "sample-ncu", po::bool_switch(&options.sample_ncu),
       "the sample's stated Nsight Compute subset alone (docs/sample.md): every tenth sample "
       "config at 2048^3, 512x2048x4096 and 1459x2313x162, timed and profiled; needs a sample "
-      "build")("repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
+      "build")("sample-ncu-subset", po::value(&options.sample_ncu_subset),
+               "with --sample-ncu, which subset (docs/sample.md): tenth (the default), local "
+               "(every config of the sample and of rungs 4-10 whose kernel uses local memory, "
+               "at the same three shapes) or all (every such config at 2048^3)")(
+      "repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
       "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
       "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
       "ncu", po::bool_switch(&options.ncu),
@@ -134,6 +139,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
   }
   if (options.warmups < 0) {
     return usage_error("--warmups must be at least 0, got " + std::to_string(options.warmups));
+  }
+  if (!options.sample_ncu_subset.empty()) {
+    if (!options.sample_ncu) {
+      return usage_error("--sample-ncu-subset chooses the subset of --sample-ncu; give both");
+    }
+    if (!parse_sample_ncu_subset(options.sample_ncu_subset)) {
+      return usage_error("--sample-ncu-subset: tenth, local or all, got '" +
+                         options.sample_ncu_subset + "'");
+    }
   }
   if (options.sample_ncu) {
     options.sample = true;
@@ -387,6 +401,20 @@ int run(const Options& options, const std::string& command_line) {
   plan_options.selection = options.selection;
   plan_options.sample = options.sample;
   plan_options.sample_ncu = options.sample_ncu;
+  if (!options.sample_ncu_subset.empty()) {
+    plan_options.sample_ncu_subset = *parse_sample_ncu_subset(options.sample_ncu_subset);
+  }
+  if (plan_options.sample_ncu_subset == SampleNcuSubset::kLocalMemory) {
+    plan_options.uses_local_memory = [](std::size_t compiled_index) {
+      const KernelResources r = read_kernel_resources(compiled_index);
+      if (!r.error.empty()) {
+        throw std::runtime_error("--sample-ncu-local: the resources of kernel " +
+                                 kernels::kernel_id(kernels::compiled_config(compiled_index)) +
+                                 ": " + r.error);
+      }
+      return r.local_bytes > 0;
+    };
+  }
   plan_options.ncu = options.ncu || !options.ncu_kernels_regex.empty();
   plan_options.kernels_regex = options.kernels_regex;
   plan_options.ncu_kernels_regex = options.ncu_kernels_regex;
@@ -400,6 +428,7 @@ int run(const Options& options, const std::string& command_line) {
   if (c.mode == "full check-only") c.mode = "check-only";
   if (options.selection) c.mode = options.quick ? "quick selection" : "selection";
   if (options.sample) c.mode = options.quick ? "quick sample" : "sample";
+  if (!options.sample_ncu_subset.empty()) c.mode = "sample ncu-" + options.sample_ncu_subset;
   c.command_line = command_line;
   c.gpu_name = device.name;
   c.spec_id = spec.id;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <regex>
+#include <stdexcept>
 #include <tuple>
 
 #include "roofcast/kernels/registry.hpp"
@@ -208,6 +209,13 @@ bool sample_ncu_config(std::size_t compiled_index) {
          (compiled_index - kernels::kRegistrySize) % 10 == 0;
 }
 
+std::optional<SampleNcuSubset> parse_sample_ncu_subset(std::string_view text) {
+  if (text == "tenth") return SampleNcuSubset::kEveryTenth;
+  if (text == "local") return SampleNcuSubset::kLocalMemory;
+  if (text == "all") return SampleNcuSubset::kEveryConfig;
+  return std::nullopt;
+}
+
 std::vector<Problem> ncu_problems(bool quick) {
   if (quick) return {cube(1024)};
   return {cube(2048), cube(4096), cube(8192), {4096, 4096, 256}};
@@ -222,10 +230,23 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
     add_sweep_set(selection_problems(options.quick), CaseSet::kSelection, kernels_filter, plan, 1,
                   true);
   } else if (options.sample && options.sample_ncu) {
-    for (const Problem& problem : sample_ncu_problems()) {
-      for (std::size_t i = kernels::kRegistrySize; i < kernels::kCompiledSize; ++i) {
+    const SampleNcuSubset subset = options.sample_ncu_subset;
+    if (subset == SampleNcuSubset::kLocalMemory && !options.uses_local_memory) {
+      throw std::invalid_argument("build_plan: the local-memory subset needs uses_local_memory");
+    }
+    const std::vector<Problem> problems = subset == SampleNcuSubset::kEveryConfig
+                                              ? std::vector<Problem>{cube(2048)}
+                                              : sample_ncu_problems();
+    for (const Problem& problem : problems) {
+      for (std::size_t i = 0; i < kernels::kCompiledSize; ++i) {
         const kernels::TileConfig& config = kernels::compiled_config(i);
-        if (!sample_ncu_config(i) || !kernels_filter(kernels::kernel_id(config))) continue;
+        bool in_subset = sample_ncu_config(i);
+        if (subset == SampleNcuSubset::kLocalMemory) {
+          in_subset = config.rung >= 4 && options.uses_local_memory(i);
+        } else if (subset == SampleNcuSubset::kEveryConfig) {
+          in_subset = config.rung >= 4;
+        }
+        if (!in_subset || !kernels_filter(kernels::kernel_id(config))) continue;
         plan.push_back({CaseSpec{i, problem, sweep_raster(config)}, CaseSet::kSample, false});
       }
     }

@@ -174,6 +174,8 @@ LadderMeasurement sample() {
   ncu.dram_bytes_read = 402653184;
   ncu.achieved_occupancy_pct = 24.75;
   ncu.stalls = {{"long_scoreboard", 2.5}, {"barrier", 0.75}};
+  ncu.local_load_instructions = 123456789012.0;  // twelve digits survive the rounding
+  ncu.shared_wavefronts = 7.0;
   ncu.kernels = 1;
   timed.ncu = ncu;
   m.cases.push_back(timed);
@@ -220,6 +222,9 @@ TEST(LadderMeasurementFormat, WrittenTextLoadsBackUnchanged) {
   EXPECT_EQ(gemm::to_string(*loaded.cases[0].raster), "grouped:8");
   EXPECT_EQ(loaded.cases[0].time_ms->median, 3.5);
   EXPECT_EQ(loaded.cases[0].ncu->stalls.at("long_scoreboard"), 2.5);
+  EXPECT_EQ(*loaded.cases[0].ncu->local_load_instructions, 123456789012.0);
+  EXPECT_EQ(*loaded.cases[0].ncu->shared_wavefronts, 7.0);
+  EXPECT_FALSE(loaded.cases[0].ncu->local_store_sectors);
   EXPECT_EQ(loaded.cases[1].outcome, Outcome::kIncorrect);
   EXPECT_FALSE(loaded.cases[1].time_ms);
   EXPECT_EQ(loaded.cases[2].kernel, "cublas");
@@ -959,6 +964,9 @@ constexpr const char* kNcuCsv =
     "\"0\",\"123\",\"roofcast-validate\",\"h\",\"void sgemm<0, 32, 32>(Args)\",\"1\",\"7\","
     "\"(1024, 1, 1)\",\"(16, 16, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
     "\"gpu__time_duration.sum\",\"usecond\",\"1.5\"\n"
+    "\"0\",\"123\",\"roofcast-validate\",\"h\",\"void sgemm<0, 32, 32>(Args)\",\"1\",\"7\","
+    "\"(1024, 1, 1)\",\"(16, 16, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"smsp__inst_executed_op_local_ld.sum\",\"inst\",\"4,096\"\n"
     "\"1\",\"123\",\"roofcast-validate\",\"h\",\"gemm_kernel, \"\"quoted\"\"\",\"1\",\"7\","
     "\"(256, 1, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
     "\"dram__bytes_read.sum\",\"byte\",\"1,000\"\n"
@@ -968,6 +976,9 @@ constexpr const char* kNcuCsv =
     "\"1\",\"123\",\"roofcast-validate\",\"h\",\"gemm_kernel, \"\"quoted\"\"\",\"1\",\"7\","
     "\"(256, 1, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
     "\"gpu__time_duration.sum\",\"nsecond\",\"200\"\n"
+    "\"1\",\"123\",\"roofcast-validate\",\"h\",\"gemm_kernel, \"\"quoted\"\"\",\"1\",\"7\","
+    "\"(256, 1, 1)\",\"(8, 8, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\","
+    "\"smsp__inst_executed_op_local_ld.sum\",\"inst\",\"100\"\n"
     "==PROF== Disconnected from process 123\n";
 
 TEST(NcuCsv, ParsesKernelsMetricsUnitsAndSeparators) {
@@ -985,6 +996,8 @@ TEST(NcuCsv, ParsesKernelsMetricsUnitsAndSeparators) {
   EXPECT_EQ(*one.duration_ns, 1500.0);
   EXPECT_EQ(one.stalls.at("long_scoreboard"), 3.5);
   EXPECT_FALSE(one.achieved_occupancy_pct);
+  EXPECT_EQ(*one.local_load_instructions, 4096.0);
+  EXPECT_FALSE(one.local_store_instructions);
   EXPECT_FALSE(one.error);
   // Two kernels for one case: bytes and time summed, rates from the longer one (kernel 0).
   const NcuMetrics both = summarize_ncu(kernels);
@@ -992,6 +1005,15 @@ TEST(NcuCsv, ParsesKernelsMetricsUnitsAndSeparators) {
   EXPECT_EQ(*both.dram_bytes_read, 12583912.0);
   EXPECT_EQ(*both.duration_ns, 1700.0);
   EXPECT_EQ(*both.l2_hit_rate_pct, 87.25);
+  EXPECT_EQ(*both.local_load_instructions, 4196.0);  // counts are summed
+  // A count in a unit without a scale is left out and named; the other numbers stay.
+  NcuKernelRecord odd = kernels[0];
+  odd.metrics["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"] = {"furlong", 3};
+  const NcuMetrics with_odd_unit = summarize_ncu({odd});
+  EXPECT_FALSE(with_odd_unit.shared_wavefronts);
+  EXPECT_EQ(*with_odd_unit.local_load_instructions, 4096.0);
+  ASSERT_TRUE(with_odd_unit.error);
+  EXPECT_NE(with_odd_unit.error->find("furlong"), std::string::npos);
 }
 
 TEST(NcuCsv, ErrorsAndUnits) {
@@ -1011,7 +1033,10 @@ TEST(NcuCsv, ErrorsAndUnits) {
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
-  EXPECT_EQ(names.size(), 6 + ncu_stall_reasons().size());
+  EXPECT_EQ(names.size(), 6 + ncu_counts().size() + ncu_stall_reasons().size());
+  for (const NcuCount& count : ncu_counts()) {
+    EXPECT_NE(std::find(names.begin(), names.end(), count.metric), names.end()) << count.metric;
+  }
 }
 
 }  // namespace
@@ -1107,6 +1132,60 @@ TEST(ValidatePlan, SampleNcuSubsetIsEveryTenthSampleConfigAtThreeTrainingShapes)
   }
   EXPECT_FALSE(sample_ncu_config(kernels::kRegistrySize + 1));
   EXPECT_FALSE(sample_ncu_config(0));
+}
+
+// The local-memory subset: the configs of the sample and of rungs 4-10 the predicate (the
+// device's localSizeBytes > 0) names, at the same three shapes; rungs 1-3 never.
+TEST(ValidatePlan, SampleNcuLocalSubsetIsEveryConfigThatUsesLocalMemory) {
+  PlanOptions options;
+  options.sample = true;
+  options.sample_ncu = true;
+  options.sample_ncu_subset = SampleNcuSubset::kLocalMemory;
+  EXPECT_THROW(build_plan(options), std::invalid_argument);  // no predicate: refused
+  std::set<std::size_t> asked;
+  options.uses_local_memory = [&](std::size_t i) {
+    asked.insert(i);
+    return i % 7 == 3;  // a stand-in for the runtime's answer
+  };
+  const std::vector<PlannedCase> plan = build_plan(options);
+  std::set<std::size_t> expected;
+  for (std::size_t i = 0; i < kernels::kCompiledSize; ++i) {
+    if (kernels::compiled_config(i).rung >= 4 && i % 7 == 3) expected.insert(i);
+  }
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(plan.size(), 3 * expected.size());
+  std::set<std::size_t> planned;
+  for (const PlannedCase& c : plan) {
+    ASSERT_TRUE(c.spec.registry_index.has_value());
+    planned.insert(*c.spec.registry_index);
+    EXPECT_TRUE(c.profile);
+    EXPECT_EQ(c.set, CaseSet::kSample);
+  }
+  EXPECT_EQ(planned, expected);
+  for (const std::size_t i : asked) EXPECT_GE(kernels::compiled_config(i).rung, 4);
+}
+
+// The every-config subset: the sample and rungs 4-10 at 2048^3 alone; the names parse.
+TEST(ValidatePlan, SampleNcuEveryConfigSubsetIsTheWholeSpaceAtOneShape) {
+  PlanOptions options;
+  options.sample = true;
+  options.sample_ncu = true;
+  options.sample_ncu_subset = SampleNcuSubset::kEveryConfig;
+  const std::vector<PlannedCase> plan = build_plan(options);
+  std::size_t configs = 0;
+  for (std::size_t i = 0; i < kernels::kCompiledSize; ++i) {
+    configs += kernels::compiled_config(i).rung >= 4 ? 1 : 0;
+  }
+  EXPECT_EQ(plan.size(), configs);
+  EXPECT_GT(configs, kernels::kSampleSize);
+  for (const PlannedCase& c : plan) {
+    EXPECT_EQ(c.spec.problem, (gemm::Problem{2048, 2048, 2048}));
+    EXPECT_TRUE(c.profile);
+  }
+  EXPECT_EQ(parse_sample_ncu_subset("local"), SampleNcuSubset::kLocalMemory);
+  EXPECT_EQ(parse_sample_ncu_subset("all"), SampleNcuSubset::kEveryConfig);
+  EXPECT_EQ(parse_sample_ncu_subset("tenth"), SampleNcuSubset::kEveryTenth);
+  EXPECT_FALSE(parse_sample_ncu_subset("most"));
 }
 
 }  // namespace

@@ -134,6 +134,17 @@ struct NcuMetrics {
   std::optional<double>
       achieved_occupancy_pct;         // sm__warps_active.avg.pct_of_peak_sustained_active
   std::optional<double> duration_ns;  // gpu__time_duration.sum
+  // Event counts over the launch (ncu_counts(); warp instructions, 32-byte sectors):
+  std::optional<double> warp_instructions;          // smsp__inst_executed.sum
+  std::optional<double> shared_load_instructions;   // smsp__inst_executed_op_shared_ld.sum
+  std::optional<double> shared_store_instructions;  // smsp__inst_executed_op_shared_st.sum
+  std::optional<double> shared_wavefronts;         // l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+  std::optional<double> local_load_instructions;   // smsp__inst_executed_op_local_ld.sum
+  std::optional<double> local_store_instructions;  // smsp__inst_executed_op_local_st.sum
+  std::optional<double> local_load_sectors;        // l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum
+  std::optional<double> local_store_sectors;       // l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum
+  /// l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum: local load sectors hit in L1.
+  std::optional<double> local_load_hit_sectors;
   /// Reason ("long_scoreboard", "barrier", ...) -> warp cycles stalled on it per issued
   /// instruction (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio).
   std::map<std::string, double> stalls;

@@ -4,6 +4,7 @@
 // the registry and the options: no CUDA, tested on the CPU.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,13 @@
 #include "roofcast/validation/validate_runner.hpp"
 
 namespace roofcast::validation {
+
+/// The sample's stated Nsight Compute subsets (docs/sample.md), every case timed and profiled:
+/// every tenth sample config at sample_ncu_problems(); every config of the sample and of the
+/// registry's rungs 4-10 that uses local memory, at the same shapes; every such config, local
+/// memory or not, at 2048^3 alone (the event counts of the whole space at one shape).
+enum class SampleNcuSubset { kEveryTenth, kLocalMemory, kEveryConfig };
+std::optional<SampleNcuSubset> parse_sample_ncu_subset(std::string_view text);
 
 struct PlannedCase {
   CaseSpec spec;
@@ -34,6 +42,11 @@ struct PlanOptions {
   /// With sample: only the sample's stated Nsight Compute subset (sample_ncu_case), every case
   /// timed and profiled.
   bool sample_ncu = false;
+  /// With sample_ncu: which subset (SampleNcuSubset).
+  SampleNcuSubset sample_ncu_subset = SampleNcuSubset::kEveryTenth;
+  /// For SampleNcuSubset::kLocalMemory: whether a compiled kernel uses local memory (the
+  /// runtime's cudaFuncAttributes::localSizeBytes > 0 on the device).
+  std::function<bool(std::size_t compiled_index)> uses_local_memory;
   /// ECMAScript regex searched in each kernel id ("cublas" for cuBLAS); empty: every kernel.
   std::string kernels_regex;
   /// Overrides the Nsight Compute subset's kernels (same matching); empty: the default, the
