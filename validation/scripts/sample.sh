@@ -7,7 +7,7 @@
 # A sample too long for one device call is measured in parts: one regex per part. The part named
 # "ncu" (or "ncu-<name>") is the stated Nsight Compute subset instead (roofcast-validate
 # --sample-ncu, docs/sample.md); parts "ncu-local" and "ncu-all" are its local-memory and
-# every-config subsets (--sample-ncu-subset local|all).
+# every-config subsets (--sample-ncu-subset local|all; "ncu-all-<name>" for one part of the latter).
 set -u -o pipefail
 usage="usage: validation/scripts/sample.sh <gpu-id> <git-revision> <build-dir> <part-name> [kernels-regex]"
 gpu=${1:?$usage}
@@ -27,7 +27,7 @@ nvidia-smi --query-gpu=$smi_fields --format=csv >"$out/sample-$part.nvidia-smi-b
 set_flags=(--sample)
 case "$part" in
   ncu-local) set_flags=(--sample-ncu --sample-ncu-subset local) ;;
-  ncu-all) set_flags=(--sample-ncu --sample-ncu-subset all) ;;
+  ncu-all | ncu-all-*) set_flags=(--sample-ncu --sample-ncu-subset all) ;;
   ncu) set_flags=(--sample-ncu) ;;
 esac
 "$build/validation/roofcast-validate" --expect-gpu "$gpu" --git-revision "$revision" "${set_flags[@]}" \

@@ -309,8 +309,8 @@ void write_measurement(const LadderMeasurement& m, const std::string& path) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
-/// The Nsight Compute pass: profiled cases in batches (one kernel's cases together, cuBLAS
-/// alone), merged into `m.cases`.
+/// The Nsight Compute pass: profiled cases in batches (up to kNcuBatchCases of roofcast's kernels,
+/// cuBLAS alone), merged into `m.cases`.
 void run_ncu_pass(const Options& options, const std::vector<PlannedCase>& plan,
                   LadderMeasurement& m, std::uint64_t seed) {
   std::string why;
@@ -332,18 +332,20 @@ void run_ncu_pass(const Options& options, const std::vector<PlannedCase>& plan,
   } else {
     fs::create_directories(log_dir);
   }
-  // Batches of case indices: ladder kernels grouped by kernel, up to kNcuBatchCases each.
+  // Batches of case indices: roofcast's kernels (one launch per case, so ncu's records map
+  // onto the cases in order) up to kNcuBatchCases a batch in plan order, one ncu process per
+  // batch; cuBLAS alone (it may launch more than one kernel).
   std::vector<std::vector<std::size_t>> batches;
-  std::map<std::string, std::size_t> open_batch;
+  std::optional<std::size_t> open_batch;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (!plan[i].profile || m.cases[i].outcome != Outcome::kPassed) continue;
-    const std::string kernel = kernel_name(plan[i].spec);
-    const auto it = open_batch.find(kernel);
-    if (kernel != kCublasKernel && it != open_batch.end() &&
-        batches[it->second].size() < static_cast<std::size_t>(kNcuBatchCases)) {
-      batches[it->second].push_back(i);
+    if (kernel_name(plan[i].spec) == kCublasKernel) {
+      batches.push_back({i});
+    } else if (open_batch &&
+               batches[*open_batch].size() < static_cast<std::size_t>(kNcuBatchCases)) {
+      batches[*open_batch].push_back(i);
     } else {
-      open_batch[kernel] = batches.size();
+      open_batch = batches.size();
       batches.push_back({i});
     }
   }
