@@ -198,8 +198,11 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
     EXPECT_EQ(l2.cases, static_cast<int>(l2.rows.size()));
     // Run 8b790e0: rung 10 c2 at 2048^3 (ncu 105.8%, 111.4%) and six 2049^3 cases (r05, r06
     // and r07 tiles of 64 rows or columns: 100.9-114.2%); the sample's ncu subset (17e9505):
-    // r07 256x32x8 at 1459x2313x162 (102.2%) and r04 32x128x8 at 2048^3 (101.6%).
-    EXPECT_EQ(l2.not_comparable.size(), 10U);
+    // r07 256x32x8 at 1459x2313x162 (102.2%) and r04 32x128x8 at 2048^3 (101.6%); the local and
+    // every-config subsets (c97b1bb): r06 256x32x8 and the two rung-10 c2 configs again at 2048^3
+    // (103.8, 111.0, 111.7%), r09 256x32x8 at 1459x2313x162 (108.7%) and r10 64x64x32 at
+    // 512x2048x4096 (110.2%).
+    EXPECT_EQ(l2.not_comparable.size(), 15U);
     for (const L2Agreement::Row& r : l2.not_comparable) EXPECT_GT(r.measured_pct, 100);
     for (const L2Agreement::Row& r : l2.rows) EXPECT_LE(r.measured_pct, 100);
   }
