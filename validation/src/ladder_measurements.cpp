@@ -123,15 +123,7 @@ json ncu_json(const NcuMetrics& n) {
   put_number(out, "l2_sectors_read", n.l2_sectors_read, 10);
   put_number(out, "achieved_occupancy_pct", n.achieved_occupancy_pct);
   put_number(out, "duration_ns", n.duration_ns, 8);
-  put_number(out, "warp_instructions", n.warp_instructions, 12);
-  put_number(out, "shared_load_instructions", n.shared_load_instructions, 12);
-  put_number(out, "shared_store_instructions", n.shared_store_instructions, 12);
-  put_number(out, "shared_wavefronts", n.shared_wavefronts, 12);
-  put_number(out, "local_load_instructions", n.local_load_instructions, 12);
-  put_number(out, "local_store_instructions", n.local_store_instructions, 12);
-  put_number(out, "local_load_sectors", n.local_load_sectors, 12);
-  put_number(out, "local_store_sectors", n.local_store_sectors, 12);
-  put_number(out, "local_load_hit_sectors", n.local_load_hit_sectors, 12);
+  for (const NcuCount& count : ncu_counts()) put_number(out, count.key, n.*count.field, 12);
   if (!n.stalls.empty()) {
     json stalls = json::object();
     for (const auto& [reason, value] : n.stalls) stalls[reason] = number(value);
@@ -430,15 +422,7 @@ NcuMetrics read_ncu(Reader r) {
   n.l2_sectors_read = r.optional_number("l2_sectors_read", 0);
   n.achieved_occupancy_pct = r.optional_number("achieved_occupancy_pct", 0);
   n.duration_ns = r.optional_number("duration_ns", 0);
-  n.warp_instructions = r.optional_number("warp_instructions", 0);
-  n.shared_load_instructions = r.optional_number("shared_load_instructions", 0);
-  n.shared_store_instructions = r.optional_number("shared_store_instructions", 0);
-  n.shared_wavefronts = r.optional_number("shared_wavefronts", 0);
-  n.local_load_instructions = r.optional_number("local_load_instructions", 0);
-  n.local_store_instructions = r.optional_number("local_store_instructions", 0);
-  n.local_load_sectors = r.optional_number("local_load_sectors", 0);
-  n.local_store_sectors = r.optional_number("local_store_sectors", 0);
-  n.local_load_hit_sectors = r.optional_number("local_load_hit_sectors", 0);
+  for (const NcuCount& count : ncu_counts()) n.*count.field = r.optional_number(count.key, 0);
   if (auto stalls = r.optional_object("stalls")) {
     for (const auto& item : stalls->value().items()) {
       n.stalls[stalls->name(item.key())] = stalls->number(item.key(), 0);
@@ -606,6 +590,29 @@ LadderMeasurement read_document(const json& document) {
 }
 
 }  // namespace
+
+const std::vector<NcuCount>& ncu_counts() {
+  static const std::vector<NcuCount> counts = {
+      {"warp_instructions", "smsp__inst_executed.sum", &NcuMetrics::warp_instructions},
+      {"shared_load_instructions", "smsp__inst_executed_op_shared_ld.sum",
+       &NcuMetrics::shared_load_instructions},
+      {"shared_store_instructions", "smsp__inst_executed_op_shared_st.sum",
+       &NcuMetrics::shared_store_instructions},
+      {"shared_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+       &NcuMetrics::shared_wavefronts},
+      {"local_load_instructions", "smsp__inst_executed_op_local_ld.sum",
+       &NcuMetrics::local_load_instructions},
+      {"local_store_instructions", "smsp__inst_executed_op_local_st.sum",
+       &NcuMetrics::local_store_instructions},
+      {"local_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+       &NcuMetrics::local_load_sectors},
+      {"local_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+       &NcuMetrics::local_store_sectors},
+      {"local_load_hit_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
+       &NcuMetrics::local_load_hit_sectors},
+  };
+  return counts;
+}
 
 LadderMeasurementError::LadderMeasurementError(std::string file, std::string field,
                                                std::string expectation)

@@ -170,22 +170,6 @@ const std::vector<std::string>& ncu_stall_reasons() {
   return reasons;
 }
 
-const std::vector<NcuCount>& ncu_counts() {
-  static const std::vector<NcuCount> counts = {
-      {"smsp__inst_executed.sum", &NcuMetrics::warp_instructions},
-      {"smsp__inst_executed_op_shared_ld.sum", &NcuMetrics::shared_load_instructions},
-      {"smsp__inst_executed_op_shared_st.sum", &NcuMetrics::shared_store_instructions},
-      {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", &NcuMetrics::shared_wavefronts},
-      {"smsp__inst_executed_op_local_ld.sum", &NcuMetrics::local_load_instructions},
-      {"smsp__inst_executed_op_local_st.sum", &NcuMetrics::local_store_instructions},
-      {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", &NcuMetrics::local_load_sectors},
-      {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", &NcuMetrics::local_store_sectors},
-      {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
-       &NcuMetrics::local_load_hit_sectors},
-  };
-  return counts;
-}
-
 std::vector<std::string> ncu_metric_names() {
   std::vector<std::string> names = {"lts__t_sector_hit_rate.pct",
                                     "dram__bytes_read.sum",

@@ -154,6 +154,16 @@ struct NcuMetrics {
   std::optional<std::string> error;  // why the numbers are missing
 };
 
+/// An event count of NcuMetrics: its key in the measurement JSON, the ncu metric the pass asks
+/// for (summed over the case's kernels) and the field it fills.
+struct NcuCount {
+  const char* key;
+  const char* metric;
+  std::optional<double> NcuMetrics::*field;
+};
+/// Every event count, one table for the ncu pass, the writer and the loader.
+const std::vector<NcuCount>& ncu_counts();
+
 struct MeasuredCase {
   std::string kernel;  // a MeasuredKernel id, or "cublas"
   CaseSet set = CaseSet::kLadder;

@@ -21,14 +21,6 @@ namespace roofcast::validation {
 /// smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio.
 const std::vector<std::string>& ncu_stall_reasons();
 
-/// An event count summed over the case's kernels: the ncu metric and the NcuMetrics field it
-/// fills (instructions are warp-level, sectors 32 bytes).
-struct NcuCount {
-  const char* metric;
-  std::optional<double> NcuMetrics::*field;
-};
-const std::vector<NcuCount>& ncu_counts();
-
 /// Every metric the pass asks for, in the order of the --metrics argument.
 std::vector<std::string> ncu_metric_names();
 
