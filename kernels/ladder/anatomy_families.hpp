@@ -17,6 +17,9 @@ inline constexpr int kVectorFloats = 4;  // float4
 inline constexpr double kIntegerPerGlobalLoad = 2;
 inline constexpr double kLoopInstructionsPerTile = 4;
 
+/// compiled_overhead(c.rung) for the anatomy `a` of `c` (its global loads set).
+double compiled_overhead_instructions(const TileConfig& c, const KernelAnatomy& a);
+
 /// C elements per thread: BM * BN / threads (TM * TN for a config that follows its rules;
 /// the work decides, so an inconsistent TM x TN cannot create or lose FLOPs).
 int outputs_per_thread(const TileConfig& c, int threads);

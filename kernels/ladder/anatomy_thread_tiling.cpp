@@ -53,6 +53,7 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Wa
   a.barriers = 2;
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
                        kLoopInstructionsPerTile;
+  a.compiled_overhead = compiled_overhead_instructions(c, a);
   a.epilogue_instructions = 2.0 * c.tm * c.tn;
   a.c_store_sectors = c_store_sectors_per_warp(s.lanes, threads_per_row, c.tm, c.tn, 1, p.n);
   a.shared_round_trips = 2;  // the staged store, the read after the barrier

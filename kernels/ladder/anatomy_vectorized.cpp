@@ -56,6 +56,7 @@ void vectorized_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   a.barriers = 2;
   a.integer_overhead = kIntegerPerGlobalLoad * (a.global_a.instructions + a.global_b.instructions) +
                        kLoopInstructionsPerTile;
+  a.compiled_overhead = compiled_overhead_instructions(c, a);
   const int c_vectors = a.outputs_per_thread / kVectorFloats;
   a.epilogue_instructions =
       a.outputs_per_thread + 2.0 * (a.b_vector ? c_vectors : kVectorFloats * c_vectors);

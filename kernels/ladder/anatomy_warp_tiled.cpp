@@ -184,6 +184,7 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
   a.unaligned_copy_instructions = unaligned_integer + scalar_a + scalar_b + byte_b;
   a.integer_overhead = kIntegerPerGlobalLoad * predicated_loads + unaligned_integer +
                        pointer_advances + kLoopInstructionsPerTile;
+  a.compiled_overhead = compiled_overhead_instructions(c, a);
   const int c_vectors = a.outputs_per_thread / kVectorFloats;
   a.epilogue_instructions =
       a.outputs_per_thread + 2.0 * (a.b_vector ? c_vectors : kVectorFloats * c_vectors);

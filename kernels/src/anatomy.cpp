@@ -28,10 +28,38 @@ void register_tile_work(const TileConfig& c, KernelAnatomy& a) {
   a.ffma = static_cast<double>(a.outputs_per_thread) * c.bk;
 }
 
+double compiled_overhead_instructions(const TileConfig& c, const KernelAnatomy& a) {
+  const CompiledOverhead o = kernels::compiled_overhead(c.rung);
+  return std::max(0.0, o.per_k_tile + o.per_k_step * c.bk +
+                           o.per_global_load * (a.global_a.instructions + a.global_b.instructions));
+}
+
 }  // namespace ladder
 
 using gemm::TileConfig;
 using ladder::kVectorFloats;
+
+CompiledOverhead compiled_overhead(int rung) {
+  // {per_k_tile, per_k_step, per_global_load}; the fit's configs per rung in the comment.
+  switch (rung) {
+    case 4:
+      return {15.06, 3.67, 11.98};  // 42 configs
+    case 5:
+      return {8.59, 0.05, 13.05};  // 49 configs
+    case 6:
+      return {15.17, -1.69, 21.94};  // 48 configs
+    case 7:
+      return {22.98, -0.21, 0};  // 51 configs
+    case 8:
+      return {37.59, -0.38, 0};  // 58 configs
+    case 9:
+      return {34.15, 0.12, 0};  // 61 configs
+    case 10:
+      return {76.65, 0.91, 0};  // 57 configs
+    default:
+      return {};
+  }
+}
 
 int serial_load_groups(int rung) { return rung == 5 || rung == 6 ? 2 : 1; }
 

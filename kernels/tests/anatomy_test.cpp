@@ -105,8 +105,10 @@ TEST(Anatomy, TwoDimensionalThreadTilingConflicts) {
   EXPECT_DOUBLE_EQ(a.load_b.replay_factor(), 2);
   EXPECT_DOUBLE_EQ(a.shared_wavefronts(), 8 + 32 * 2 + 16 * 8);
   EXPECT_DOUBLE_EQ(a.shared_wavefronts_ideal(), 8 + 32 + 16 * 4);
-  // 512 FFMA + 8 LDG + 8 STS + 48 LDS + 2 BAR + (2 * 8 + 4) integer.
-  EXPECT_DOUBLE_EQ(a.instructions(), 512 + 8 + 8 + 48 + 2 + 20);
+  // 512 FFMA + 8 LDG + 8 STS + 48 LDS + 2 BAR + (2 * 8 + 4) integer + the compiled overhead
+  // Nsight Compute counted beyond them (rung 4: 15.06 + 3.67 per k + 11.98 per global load).
+  EXPECT_DOUBLE_EQ(a.compiled_overhead, 15.06 + 3.67 * 8 + 11.98 * 8);
+  EXPECT_DOUBLE_EQ(a.instructions(), 512 + 8 + 8 + 48 + 2 + 20 + a.compiled_overhead);
   EXPECT_DOUBLE_EQ(a.ffma_per_loaded_value(), 4);  // 64 / (8 + 8)
 }
 
@@ -212,7 +214,8 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_DOUBLE_EQ(r9_registers.integer_overhead, 2 + 4);
   EXPECT_DOUBLE_EQ(r9_registers.instructions(),
                    r7.instructions() - r7.barriers - r7.store_b.instructions + 2 -
-                       r7.integer_overhead + r9_registers.integer_overhead);
+                       r7.integer_overhead + r9_registers.integer_overhead - r7.compiled_overhead +
+                       r9_registers.compiled_overhead);
   // K not a multiple of BK: every block keeps the bounds-checked copies.
   EXPECT_DOUBLE_EQ(anatomy({4096, 4096, 4092}, c).integer_overhead, r7.integer_overhead);
   // vector_width 1: A by 4-byte cp.async straight into A^T.
@@ -227,7 +230,7 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_DOUBLE_EQ(r9.instructions(), r9.ffma + r9.global_a.instructions +
                                           r9.global_b.instructions + r9.load_a.instructions +
                                           r9.load_b.instructions + r9.barriers +
-                                          r9.integer_overhead);
+                                          r9.integer_overhead + r9.compiled_overhead);
   c.rung = 10;
   c.cluster = 2;
   c.vector_width = 4;
@@ -305,6 +308,30 @@ TEST(Anatomy, UnalignedVectorizedRungsKeepTheGenericCount) {
   EXPECT_DOUBLE_EQ(odd.integer_overhead,
                    2 * (odd.global_a.instructions + odd.global_b.instructions) + 4);
   EXPECT_DOUBLE_EQ(odd.unaligned_copy_instructions, 0);
+}
+
+// The compiled overhead is per K tile, per k and per global load instruction of the rung's row;
+// rungs that were not counted (1-3) carry none, and it never goes negative.
+TEST(Anatomy, CompiledOverheadFollowsTheCountedRows) {
+  TileConfig c = kRung4;
+  const KernelAnatomy a = anatomy({4096, 4096, 4096}, c);
+  const double loads = a.global_a.instructions + a.global_b.instructions;
+  EXPECT_DOUBLE_EQ(a.compiled_overhead, 15.06 + 3.67 * c.bk + 11.98 * loads);
+  c.bk = 16;
+  const KernelAnatomy deeper = anatomy({4096, 4096, 4096}, c);
+  EXPECT_DOUBLE_EQ(
+      deeper.compiled_overhead,
+      15.06 + 3.67 * 16 + 11.98 * (deeper.global_a.instructions + deeper.global_b.instructions));
+  for (int rung = 1; rung <= 10; ++rung) {
+    const CompiledOverhead o = compiled_overhead(rung);
+    const bool counted = rung >= 4;
+    EXPECT_EQ(o.per_k_tile > 0, counted) << "rung " << rung;
+  }
+  for (const RegistryEntry& e : kRegistry) {
+    const KernelAnatomy r = anatomy({1000, 1000, 1000}, e.config);
+    EXPECT_GE(r.compiled_overhead, 0) << kernel_id(e.config);
+    if (e.config.rung <= 3) EXPECT_EQ(r.compiled_overhead, 0) << kernel_id(e.config);
+  }
 }
 
 TEST(Anatomy, BadConfigsThrow) {

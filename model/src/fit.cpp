@@ -24,6 +24,7 @@ constexpr int kScaleCount = 5;  // the scales of terms 0..4; term 5 (spill) is n
 constexpr int kOverhead = 5;
 constexpr int kContention = 6;  // contention_share: a grid search, not the linear solve
 constexpr int kMinBindingCasesPerScale = 2;   // see fit_calibration
+constexpr double kConvergedMape = 1e-6;       // rate MAPE change that ends the reweighting
 constexpr int kOverlap = 1;                   // shared_memory_scale: a share, 0 allowed
 constexpr int kSharedAlone = kTimeTermCount;  // binding group: the data path alone, unscaled
 /// The uncalibrated value of each parameter (Calibration's defaults).
@@ -63,16 +64,6 @@ int binding_in_wave(const TimeTerms& terms, const Parameters& p) {
   return best;
 }
 
-double relative_objective(const std::vector<const FitSample*>& training, const Parameters& p) {
-  const Calibration c = to_calibration(p, 1);
-  double sum = 0;
-  for (const FitSample* s : training) {
-    const double e = (compose_time_s(s->terms, c) - s->measured_time_s) / s->measured_time_s;
-    sum += e * e;
-  }
-  return sum;
-}
-
 /// Mean |measured rate / predicted rate - 1| = mean |t / compose_time_s - 1| over the cases.
 double rate_mape(const std::vector<const FitSample*>& training, const Parameters& p) {
   const Calibration c = to_calibration(p, 1);
@@ -89,9 +80,17 @@ struct Solve {
   std::vector<int> bindings;
 };
 
-/// One weighted least-squares solve with the binding terms fixed by `current`.
+/// The floor of |rate error| in the reweighting: a case predicted within 1% weighs as one at 1%.
+constexpr double kMinReweightedError = 0.01;
+
+/// One weighted least-squares solve with the binding terms fixed by `current`. Each case's row
+/// is weighted 1 / (p_i * sqrt(max(|t_i / p_i - 1|, kMinReweightedError))), p_i its time under
+/// `current`: the squared residual ((time - t_i) / p_i)^2 / |t_i / p_i - 1| is, at p = current,
+/// the case's |rate error|, so repeating the solve minimises the training MAPE of the rate
+/// (iteratively reweighted least squares).
 Solve solve_given_bindings(const std::vector<const FitSample*>& training,
                            const Parameters& current) {
+  const Calibration current_calibration = to_calibration(current, 1);
   Solve out;
   out.parameters = current;
   const int n = static_cast<int>(training.size());
@@ -135,7 +134,9 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
     add_wave(full, s.terms.full_waves, s.terms.full_wave);
     add_wave(last, 1.0, s.terms.last_wave);
     x(i, kOverhead) = 1;
-    const double weight = 1 / s.measured_time_s;
+    const double predicted = compose_time_s(s.terms, current_calibration);
+    const double rate_error = std::abs(s.measured_time_s / predicted - 1);
+    const double weight = 1 / (predicted * std::sqrt(std::max(rate_error, kMinReweightedError)));
     x.row(i) *= weight;
     y(i) = (s.measured_time_s - offset) * weight;
   }
@@ -225,11 +226,9 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
   }
   if (training.empty()) throw_fit_error("no training case");
 
-  // For each contention share of the grid: the least-squares fit of the other parameters from
-  // several starts (uncalibrated, and each scale alone at its median ratio), the best start
-  // kept. The share kept is the one of the lowest training MAPE of the rate (the metric of the
-  // accuracy goals); the squared relative time error would let the few cases predicted several
-  // times too slow choose it.
+  // For each contention share of the grid: the reweighted least-squares fit of the other
+  // parameters from several starts (uncalibrated, and each scale alone at its median ratio),
+  // the start of the lowest training MAPE of the rate kept; then the share of the lowest.
   FitResult result;
   double best_mape = INFINITY;
   Parameters best = kDefaults;
@@ -249,18 +248,20 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
     for (const Parameters& start : starts) {
       Parameters current = start;
       std::vector<int> previous;
+      double previous_objective = INFINITY;
       for (int iteration = 1; iteration <= 100; ++iteration) {
         const Solve s = solve_given_bindings(training, current);
         current = s.parameters;
-        const double objective = relative_objective(training, current);
+        const double objective = rate_mape(training, current);
         ++result.iterations;
         if (objective < best_objective) {
           best_objective = objective;
           share_best = current;
           share_fitted = s.fitted;
         }
-        if (s.bindings == previous) break;
+        if (s.bindings == previous && previous_objective - objective < kConvergedMape) break;
         previous = s.bindings;
+        previous_objective = objective;
       }
     }
     const double mape = rate_mape(training, share_best);

@@ -207,14 +207,18 @@ TEST(Predict, Rung4At4096HandCheckedIssueTerm) {
   EXPECT_EQ(p.waves.blocks_per_wave, 264);
   EXPECT_EQ(p.waves.waves, 4);
   EXPECT_DOUBLE_EQ(p.waves.tail_efficiency, 1024.0 / 1056);
-  EXPECT_DOUBLE_EQ(p.issue_efficiency, 512.0 / 598);
-  // Full wave: (512 tiles * 598 instructions + epilogue 2 * 64) * c(4) cycles at 1979.76 MHz,
+  // 598 instructions per warp per K tile from the anatomy's counts, and the compiled overhead
+  // that Nsight Compute counted beyond them (rung 4: 15.06 + 3.67 per k + 11.98 per global load,
+  // 8 k and 8 loads).
+  const double instructions = 598 + 15.06 + 3.67 * 8 + 11.98 * 8;
+  EXPECT_DOUBLE_EQ(p.issue_efficiency, 512.0 / instructions);
+  // Full wave: (512 tiles * instructions + epilogue 2 * 64) * c(4) cycles at 1979.76 MHz,
   // c(W) = W / (1 - (1 - 1 / 1.56)^W) issue cycles per instruction of each of the W = ceil(2 * 8
   // warps / 4 schedulers) = 4 warps. The last wave (232 blocks) also has 2 blocks on its
   // busiest SM, so all four waves take as long.
   const double clock = 66.9e12 / (2 * 128 * 132);
   const double c4 = 4 / (1 - std::pow(1 - 1 / 1.56, 4));
-  const double wave = (512.0 * 598 + 128) * c4 / clock;
+  const double wave = (512.0 * instructions + 128) * c4 / clock;
   EXPECT_NEAR(p.terms.full_wave[TimeTerm::kIssue], wave, 1e-15);
   EXPECT_NEAR(p.totals[TimeTerm::kIssue], 4 * wave, 4e-15);
   EXPECT_EQ(p.terms.full_waves, 3);
@@ -296,7 +300,7 @@ TEST(Latency, UnalignedCopyPathsRaiseTheWarpsOwnStalls) {
                                                       odd.unaligned_copy_instructions /
                                                       odd.instructions());
   // Extra instructions (spill accesses) dilute the share.
-  EXPECT_LT(warp_own_stall_cycles(odd, facts, 1000), warp_own_stall_cycles(odd, facts));
+  EXPECT_LT(warp_own_stall_cycles(odd, facts, 100), warp_own_stall_cycles(odd, facts));
   // A spec without the facts: no own stalls (noted as assumed by the prediction).
   EXPECT_DOUBLE_EQ(warp_own_stall_cycles(odd, MicroarchitectureFacts{}), 0);
   // The odd shape's instructions issue slower than the aligned ones on the same scheduler.
@@ -821,6 +825,26 @@ TEST(Fit, RandomTermsAndEveryParameter) {
   EXPECT_NEAR(r.calibration.latency_scale, 1.6, 1e-6);
   EXPECT_EQ(r.calibration.l2_scale, 1);
   EXPECT_EQ(r.calibration.dram_scale, 1);
+}
+
+// The fit minimises the training MAPE of the rate, so a few cases measured far off the model
+// (a mechanism it lacks) do not move the scales the other cases agree on: five training
+// cases measured 4x their model time leave the truth's scales within 1%.
+TEST(Fit, CasesFarOffTheModelDoNotMoveTheScales) {
+  std::vector<FitSample> samples = samples_from_predictions(truth(), 0);
+  const std::vector<std::string> training = every_other(samples);
+  int outliers = 0;
+  for (FitSample& s : samples) {
+    if (outliers < 5 && std::find(training.begin(), training.end(), s.name) != training.end()) {
+      s.measured_time_s *= 4;
+      ++outliers;
+    }
+  }
+  ASSERT_EQ(outliers, 5);
+  const FitResult r = fit_calibration(samples, training);
+  EXPECT_NEAR(r.calibration.issue_scale, 1.3, 0.013);
+  EXPECT_NEAR(r.calibration.latency_scale, 1.6, 0.016);
+  EXPECT_LT(*r.held_out_mape_percent, 1.0);
 }
 
 TEST(Fit, AllTrainingHasNoHeldOutError) {

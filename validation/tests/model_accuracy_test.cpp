@@ -154,11 +154,14 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // (26.9) / 8.0; the instruction cache (sample ncu subset 17e9505, its training configs only)
   // 16.4 / 18.4 / 19.0 (26.4) / 5.8; the register model's global-loads feature 16.4 / 18.4 /
   // 19.0 (25.9) / 5.8; contention of the non-binding memory terms (contention_share, chosen on
-  // training MAPE) 16.1 / 17.8 / 18.2 (25.0) / 6.1. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 16.2);
-  EXPECT_LE(a.held_out.mape_percent, 17.9);
-  EXPECT_LE(a.held_out_both.mape_percent, 18.3);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 25.1);
+  // training MAPE) 16.1 / 17.8 / 18.2 (25.0) / 6.1; the compiled overhead of each rung's
+  // instructions (Nsight Compute's counts at 2048^3, training configs) and the fit minimising
+  // the training MAPE of the rate instead of the squared relative time error 14.7 / 16.1 / 16.1
+  // (22.7) / 6.1. Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 14.8);
+  EXPECT_LE(a.held_out.mape_percent, 16.2);
+  EXPECT_LE(a.held_out_both.mape_percent, 16.2);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 22.8);
   EXPECT_LE(ladder_mape, 6.2);
 }
 
@@ -225,9 +228,9 @@ TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
     // Issue 4's bar for the top-1 config is 95% of the measured best. Met at 256x4096x4096
     // (100%); at 4096^3 it was met (96.1%) with the calibration of the ladder split and is not
     // with the one fitted on the sample's training cases (90.3%: r08-dbuf-128x256x8 first,
-    // issue 15's note). The best of the model's top 5 is the measured best on both.
-    if (s.problem.m == 256) EXPECT_GE(s.top1_fraction, 0.99) << shape;
-    EXPECT_GE(s.top1_fraction, 0.90) << shape;
+    // issue 15's note), and is again (100%) since the compiled overhead and the rate-MAPE fit.
+    // The best of the model's top 5 is the measured best on both.
+    EXPECT_GE(s.top1_fraction, 0.99) << shape;
     EXPECT_GE(s.best_of_top5_fraction, 0.99) << shape;
   }
 }

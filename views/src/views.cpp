@@ -810,8 +810,10 @@ std::string predict_text(const PredictReport& report) {
                 std::string(to_string(r.binding)).c_str(), r.attainable_TFLOPS,
                 p.traffic.ffma_per_loaded_value);
   const KernelAnatomy& a = p.anatomy;
-  out += format("\nper K tile (BK = %d) and thread: %.0f FFMA, %.0f barriers, %.0f integer\n",
-                a.k_tile, a.ffma, a.barriers, a.integer_overhead);
+  out += format(
+      "\nper K tile (BK = %d) and thread: %.0f FFMA, %.0f barriers, %.0f integer, %.0f compiled "
+      "overhead\n",
+      a.k_tile, a.ffma, a.barriers, a.integer_overhead, a.compiled_overhead);
   out += access_text("global A", a.global_a);
   out += access_text("global B", a.global_b);
   out += access_text("shared store A", a.store_a);
@@ -1014,6 +1016,7 @@ json predict_json(const PredictReport& report) {
                        {"instructions", a.instructions()},
                        {"barriers", a.barriers},
                        {"integer_overhead", a.integer_overhead},
+                       {"compiled_overhead", a.compiled_overhead},
                        {"global_a", access_json(a.global_a)},
                        {"global_b", access_json(a.global_b)},
                        {"shared_store_a", access_json(a.store_a)},

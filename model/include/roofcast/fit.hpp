@@ -54,18 +54,20 @@ struct FitResult {
 };
 
 /// Fits the scales and the launch overhead to the training samples (those whose name is in
-/// `training_names`) by least squares on the relative error:
-///   minimise sum_i ((compose_time_s(terms_i, p) - t_i) / t_i)^2.
+/// `training_names`) for the lowest training MAPE of the rate, the metric of the accuracy goals:
+///   minimise sum_i |t_i / compose_time_s(terms_i, p) - 1|.
 /// compose_time_s is linear in p once each wave's binding term is fixed, so the fit
-/// alternates: fix the binding terms under the current p, solve the weighted linear least
-/// squares (Eigen, column-pivoting QR) for the scales of the terms that bind at least two
-/// training cases (one case alone would fix its term's scale to reproduce that case exactly:
-/// docs/model.md#calibration-and-the-fit) and the overhead, keep scales positive and the
-/// overhead >= 0, repeat until the binding terms stop changing; from several starts, keeping
-/// the best. contention_share enters the time non-linearly (through which term binds): the fit
-/// above runs for each share of kContentionShareGrid and keeps the lowest objective. Reports MAPE
-/// on the training and the held-out samples. Throws std::invalid_argument when a training name is
-/// not among the samples, a name repeats, no case trains, or a measured time is not positive.
+/// alternates: fix the binding terms under the current p, solve a weighted linear least
+/// squares whose weights make its objective the MAPE at the current p (iteratively reweighted:
+/// fit.cpp, solve_given_bindings; Eigen, column-pivoting QR) for the scales of the terms that
+/// bind at least two training cases (one case alone would fix its term's scale to reproduce
+/// that case exactly: docs/model.md#calibration-and-the-fit) and the overhead, keep scales
+/// positive and the overhead >= 0, repeat until the binding terms and the MAPE stop changing;
+/// from several starts, keeping the best. contention_share enters the time non-linearly
+/// (through which term binds): the fit above runs for each share of kContentionShareGrid and
+/// keeps the lowest MAPE. Reports MAPE on the training and the held-out samples. Throws
+/// std::invalid_argument when a training name is not among the samples, a name repeats, no
+/// case trains, or a measured time is not positive.
 FitResult fit_calibration(const std::vector<FitSample>& samples,
                           const std::vector<std::string>& training_names);
 

@@ -65,6 +65,20 @@ inline constexpr double kUnalignedScalarLoadInteger = 8.65;
 inline constexpr double kUnalignedByteCopyInteger = 18;
 double unaligned_copy_integer(UnalignedCopy path);
 
+/// Warp instructions per K tile that the counts of the anatomy miss (address and predicate
+/// arithmetic of the copy code, loop and stage bookkeeping, rung 10's cluster barriers):
+///   per_k_tile + per_k_step * BK + per_global_load * (global load instructions per thread).
+/// Counted, not timed: least squares of Nsight Compute's executed warp instructions
+/// (smsp__inst_executed.sum) minus the anatomy's count over the sample's training configs
+/// without local memory at 2048^3 (sgemm-sample-ncu-all-*.json, run c97b1bb, nvcc 13.0 sm_90;
+/// experiments/sample/ncu_counts.py), one row per rung; rungs 1-3 were not counted (zero).
+struct CompiledOverhead {
+  double per_k_tile = 0;
+  double per_k_step = 0;
+  double per_global_load = 0;
+};
+CompiledOverhead compiled_overhead(int rung);
+
 /// Prefetch distance, in K tiles, of the operand whose copies are issued last before they are
 /// needed: the stages between the issue of a tile's slowest global load and the barrier that
 /// publishes that tile. Rungs 9-10 pipeline B (cp.async or bulk copies) prefetch_tiles stages
