@@ -610,6 +610,12 @@ const std::vector<NcuCount>& ncu_counts() {
        &NcuMetrics::local_store_sectors},
       {"local_load_hit_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
        &NcuMetrics::local_load_hit_sectors},
+      {"global_load_instructions", "smsp__inst_executed_op_global_ld.sum",
+       &NcuMetrics::global_load_instructions},
+      {"global_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+       &NcuMetrics::global_load_sectors},
+      {"global_load_hit_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+       &NcuMetrics::global_load_hit_sectors},
   };
   return counts;
 }

@@ -63,6 +63,7 @@ struct Options {
   bool sample = false;
   bool sample_ncu = false;
   std::string sample_ncu_subset;           // empty: every tenth config
+  std::string sample_ncu_problem;          // empty: 2048^3 (subset all only)
   std::vector<std::string> profile_cases;  // hidden: the child run under ncu
 };
 
@@ -106,6 +107,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
                "with --sample-ncu, which subset (docs/sample.md): tenth (the default), local "
                "(every config of the sample and of rungs 4-10 whose kernel uses local memory, "
                "at the same three shapes) or all (every such config at 2048^3)")(
+      "sample-ncu-problem", po::value(&options.sample_ncu_problem),
+      "with --sample-ncu-subset all, the one shape MxNxK (or N for N^3) instead of 2048^3")(
       "repeats", po::value(&options.repeats), "timed launches per case (default 20)")(
       "warmups", po::value(&options.warmups), "untimed launches before them (default 3)")(
       "seed", po::value<std::uint64_t>(), "base seed of the random inputs (default: the time)")(
@@ -147,6 +150,15 @@ std::optional<int> parse_options(int argc, char** argv, Options& options) {
     if (!parse_sample_ncu_subset(options.sample_ncu_subset)) {
       return usage_error("--sample-ncu-subset: tenth, local or all, got '" +
                          options.sample_ncu_subset + "'");
+    }
+  }
+  if (!options.sample_ncu_problem.empty()) {
+    if (options.sample_ncu_subset != "all") {
+      return usage_error("--sample-ncu-problem is the shape of --sample-ncu-subset all; give both");
+    }
+    if (!parse_problem(options.sample_ncu_problem)) {
+      return usage_error("--sample-ncu-problem: MxNxK or N (positive extents), got '" +
+                         options.sample_ncu_problem + "'");
     }
   }
   if (options.sample_ncu) {
@@ -405,6 +417,9 @@ int run(const Options& options, const std::string& command_line) {
   plan_options.sample_ncu = options.sample_ncu;
   if (!options.sample_ncu_subset.empty()) {
     plan_options.sample_ncu_subset = *parse_sample_ncu_subset(options.sample_ncu_subset);
+  }
+  if (!options.sample_ncu_problem.empty()) {
+    plan_options.sample_ncu_problem = parse_problem(options.sample_ncu_problem);
   }
   if (plan_options.sample_ncu_subset == SampleNcuSubset::kLocalMemory) {
     plan_options.uses_local_memory = [](std::size_t compiled_index) {

@@ -234,9 +234,14 @@ std::vector<PlannedCase> build_plan(const PlanOptions& options) {
     if (subset == SampleNcuSubset::kLocalMemory && !options.uses_local_memory) {
       throw std::invalid_argument("build_plan: the local-memory subset needs uses_local_memory");
     }
-    const std::vector<Problem> problems = subset == SampleNcuSubset::kEveryConfig
-                                              ? std::vector<Problem>{cube(2048)}
-                                              : sample_ncu_problems();
+    if (options.sample_ncu_problem && subset != SampleNcuSubset::kEveryConfig) {
+      throw std::invalid_argument(
+          "build_plan: a sample ncu problem is for the every-config subset only");
+    }
+    const std::vector<Problem> problems =
+        subset == SampleNcuSubset::kEveryConfig
+            ? std::vector<Problem>{options.sample_ncu_problem.value_or(cube(2048))}
+            : sample_ncu_problems();
     for (const Problem& problem : problems) {
       for (std::size_t i = 0; i < kernels::kCompiledSize; ++i) {
         const kernels::TileConfig& config = kernels::compiled_config(i);

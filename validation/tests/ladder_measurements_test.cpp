@@ -1188,6 +1188,25 @@ TEST(ValidatePlan, SampleNcuEveryConfigSubsetIsTheWholeSpaceAtOneShape) {
   EXPECT_FALSE(parse_sample_ncu_subset("most"));
 }
 
+// The every-config subset at another shape (--sample-ncu-problem); the other subsets keep their
+// shapes and refuse one.
+TEST(ValidatePlan, SampleNcuEveryConfigSubsetTakesItsShape) {
+  PlanOptions options;
+  options.sample = true;
+  options.sample_ncu = true;
+  options.sample_ncu_subset = SampleNcuSubset::kEveryConfig;
+  const std::size_t at_2048 = build_plan(options).size();
+  options.sample_ncu_problem = gemm::Problem{1459, 2313, 162};
+  const std::vector<PlannedCase> plan = build_plan(options);
+  EXPECT_EQ(plan.size(), at_2048);
+  for (const PlannedCase& c : plan) {
+    EXPECT_EQ(c.spec.problem, (gemm::Problem{1459, 2313, 162}));
+    EXPECT_TRUE(c.profile);
+  }
+  options.sample_ncu_subset = SampleNcuSubset::kEveryTenth;
+  EXPECT_THROW(build_plan(options), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace roofcast::validation
 

@@ -145,6 +145,10 @@ struct NcuMetrics {
   std::optional<double> local_store_sectors;       // l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum
   /// l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum: local load sectors hit in L1.
   std::optional<double> local_load_hit_sectors;
+  std::optional<double> global_load_instructions;  // smsp__inst_executed_op_global_ld.sum
+  std::optional<double> global_load_sectors;       // l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  /// l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum: global load sectors hit in L1.
+  std::optional<double> global_load_hit_sectors;
   /// Reason ("long_scoreboard", "barrier", ...) -> warp cycles stalled on it per issued
   /// instruction (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio).
   std::map<std::string, double> stalls;

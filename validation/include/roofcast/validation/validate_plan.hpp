@@ -19,7 +19,8 @@ namespace roofcast::validation {
 /// The sample's stated Nsight Compute subsets (docs/sample.md), every case timed and profiled:
 /// every tenth sample config at sample_ncu_problems(); every config of the sample and of the
 /// registry's rungs 4-10 that uses local memory, at the same shapes; every such config, local
-/// memory or not, at 2048^3 alone (the event counts of the whole space at one shape).
+/// memory or not, at one shape alone (2048^3 unless PlanOptions::sample_ncu_problem names
+/// another: the event counts of the whole space at one shape).
 enum class SampleNcuSubset { kEveryTenth, kLocalMemory, kEveryConfig };
 std::optional<SampleNcuSubset> parse_sample_ncu_subset(std::string_view text);
 
@@ -44,6 +45,8 @@ struct PlanOptions {
   bool sample_ncu = false;
   /// With sample_ncu: which subset (SampleNcuSubset).
   SampleNcuSubset sample_ncu_subset = SampleNcuSubset::kEveryTenth;
+  /// With SampleNcuSubset::kEveryConfig: the one shape (empty: 2048^3).
+  std::optional<gemm::Problem> sample_ncu_problem;
   /// For SampleNcuSubset::kLocalMemory: whether a compiled kernel uses local memory (the
   /// runtime's cudaFuncAttributes::localSizeBytes > 0 on the device).
   std::function<bool(std::size_t compiled_index)> uses_local_memory;
