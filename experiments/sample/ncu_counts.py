@@ -91,7 +91,7 @@ def solve(rows, ys):
 
 print('\ncompiled overhead per rung: measured warp instructions per warp per K tile minus the anatomy\'s'
       '\ncount without it, least squares on per_k_tile + per_k_step * BK (+ per_global_load * global'
-      '\nloads per thread, rungs 4-6); leave-one-out mean |error| of the total count')
+      '\ncopy sites per thread, rungs 4-6); leave-one-out mean |error| of the total count')
 fits = collections.defaultdict(list)
 for c in cases:
     k = kernels[c['kernel']]
@@ -103,7 +103,9 @@ for c in cases:
     tiles = p['tile_waste']['k_tiles']
     measured = c['ncu']['warp_instructions'] / warps / tiles
     model = p['traffic']['warp_instructions'] / warps / tiles - pk['compiled_overhead']
-    loads = pk['global_a']['instructions_per_thread'] + pk['global_b']['instructions_per_thread']
+    site = 4 if k['rung'] in (5, 6) else 1  # copy sites: rungs 5-6's float4s, rung 4's loads
+    loads = sum(pk[g]['instructions_per_thread'] * pk[g]['vector_floats'] / site
+                for g in ('global_a', 'global_b'))
     row = [1, pk['k_tile']] + ([loads] if k['rung'] <= 6 else [])
     fits[k['rung']].append((row, measured - model, model, measured))
 for rung, items in sorted(fits.items()):

@@ -30,8 +30,12 @@ void register_tile_work(const TileConfig& c, KernelAnatomy& a) {
 
 double compiled_overhead_instructions(const TileConfig& c, const KernelAnatomy& a) {
   const CompiledOverhead o = kernels::compiled_overhead(c.rung);
+  // Copy sites: rung 4's scalar loads; rungs 5-6's load4_or_zero float4s, whose unaligned
+  // fallback issues four scalar loads per site (counted by unaligned rows' own instructions).
+  const double site_floats = c.rung == 5 || c.rung == 6 ? kVectorFloats : 1;
+  auto sites = [&](const WarpAccess& w) { return w.instructions * w.vector_floats / site_floats; };
   return std::max(0.0, o.per_k_tile + o.per_k_step * c.bk +
-                           o.per_global_load * (a.global_a.instructions + a.global_b.instructions));
+                           o.per_global_load * (sites(a.global_a) + sites(a.global_b)));
 }
 
 }  // namespace ladder

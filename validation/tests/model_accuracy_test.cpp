@@ -157,12 +157,14 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // training MAPE) 16.1 / 17.8 / 18.2 (25.0) / 6.1; the compiled overhead of each rung's
   // instructions (Nsight Compute's counts at 2048^3, training configs) and the fit minimising
   // the training MAPE of the rate instead of the squared relative time error 14.7 / 16.1 / 16.1
-  // (22.7) / 6.1. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 14.8);
-  EXPECT_LE(a.held_out.mape_percent, 16.2);
-  EXPECT_LE(a.held_out_both.mape_percent, 16.2);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 22.8);
-  EXPECT_LE(ladder_mape, 6.2);
+  // (22.7) / 6.1; rungs 5-6's compiled overhead per float4 copy site rather than per load of
+  // the unaligned fallback (the counts at 1459x2313x162, run 530a3a6) 14.4 / 16.1 / 16.2 (22.9)
+  // / 6.8. Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 14.4);
+  EXPECT_LE(a.held_out.mape_percent, 16.1);
+  EXPECT_LE(a.held_out_both.mape_percent, 16.3);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 23.0);
+  EXPECT_LE(ladder_mape, 6.9);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -204,8 +206,10 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
     // r07 256x32x8 at 1459x2313x162 (102.2%) and r04 32x128x8 at 2048^3 (101.6%); the local and
     // every-config subsets (c97b1bb): r06 256x32x8 and the two rung-10 c2 configs again at 2048^3
     // (103.8, 111.0, 111.7%), r09 256x32x8 at 1459x2313x162 (108.7%) and r10 64x64x32 at
-    // 512x2048x4096 (110.2%).
-    EXPECT_EQ(l2.not_comparable.size(), 15U);
+    // 512x2048x4096 (110.2%); every config at 512x2048x4096 and 1459x2313x162 (530a3a6): 19 more,
+    // 14 of them tiles of 32 columns at 1459x2313x162 (100.1-110.7%), 5 at 512x2048x4096 (rung
+    // 10's 64x64x32 c2 again, r07 64x64x8 at 32 threads, r05 256x64x32; 100.7-110.1%).
+    EXPECT_EQ(l2.not_comparable.size(), 34U);
     for (const L2Agreement::Row& r : l2.not_comparable) EXPECT_GT(r.measured_pct, 100);
     for (const L2Agreement::Row& r : l2.rows) EXPECT_LE(r.measured_pct, 100);
   }

@@ -67,11 +67,15 @@ double unaligned_copy_integer(UnalignedCopy path);
 
 /// Warp instructions per K tile that the counts of the anatomy miss (address and predicate
 /// arithmetic of the copy code, loop and stage bookkeeping, rung 10's cluster barriers):
-///   per_k_tile + per_k_step * BK + per_global_load * (global load instructions per thread).
+///   per_k_tile + per_k_step * BK + per_global_load * (global copy sites per thread: rung 4's
+///   scalar loads, rungs 5-6's float4 copies, whose unaligned fallback is four scalar loads).
 /// Counted, not timed: least squares of Nsight Compute's executed warp instructions
 /// (smsp__inst_executed.sum) minus the anatomy's count over the sample's training configs
 /// without local memory at 2048^3 (sgemm-sample-ncu-all-*.json, run c97b1bb, nvcc 13.0 sm_90;
 /// experiments/sample/ncu_counts.py), one row per rung; rungs 1-3 were not counted (zero).
+/// Checked on the same subset at 512x2048x4096 (run 530a3a6): measured / model median 0.99-1.01
+/// per rung; at the unaligned 1459x2313x162, rungs 5-6 1.07 / 1.05 per copy site (0.90 / 0.82
+/// when each fallback load counted as a site).
 struct CompiledOverhead {
   double per_k_tile = 0;
   double per_k_step = 0;
