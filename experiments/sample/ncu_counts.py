@@ -56,13 +56,13 @@ for c in cases:
     print(f"{c['kernel']:52} {words:5.0f} {p['per_k_tile']['k_tile']:3d} {measured:8.0f} "
           f"{measured / (2 * words):6.2f} {miss:5.2f}")
 
+# Every training config at 2048^3 without local memory, predicted once for both tables below.
+at_2048 = [(kernels[c['kernel']], c, predict(kernels[c['kernel']], c)) for c in cases
+           if kernels[c['kernel']]['local_bytes'] <= 0 and (c['m'], c['n'], c['k']) == (2048, 2048, 2048)]
+
 print('\nevery training config at 2048^3 without local memory: measured / model')
 by_rung = collections.defaultdict(list)
-for c in cases:
-    k = kernels[c['kernel']]
-    if k['local_bytes'] > 0 or (c['m'], c['n'], c['k']) != (2048, 2048, 2048):
-        continue
-    p = predict(k, c)
+for k, c, p in at_2048:
     n = c['ncu']
     by_rung[k['rung']].append((n['warp_instructions'] / p['traffic']['warp_instructions'],
                                n['shared_wavefronts'] / p['traffic']['shared_wavefronts']))
@@ -93,11 +93,7 @@ print('\ncompiled overhead per rung: measured warp instructions per warp per K t
       '\ncount without it, least squares on per_k_tile + per_k_step * BK (+ per_global_load * global'
       '\ncopy sites per thread, rungs 4-6); leave-one-out mean |error| of the total count')
 fits = collections.defaultdict(list)
-for c in cases:
-    k = kernels[c['kernel']]
-    if k['local_bytes'] > 0 or (c['m'], c['n'], c['k']) != (2048, 2048, 2048):
-        continue
-    p = predict(k, c)
+for k, c, p in at_2048:
     pk = p['per_k_tile']
     warps = c['grid_blocks'] * math.ceil(k['threads_per_block'] / 32)
     tiles = p['tile_waste']['k_tiles']

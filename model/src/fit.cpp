@@ -134,7 +134,10 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
     add_wave(full, s.terms.full_waves, s.terms.full_wave);
     add_wave(last, 1.0, s.terms.last_wave);
     x(i, kOverhead) = 1;
-    const double predicted = compose_time_s(s.terms, current_calibration);
+    // A case the current parameters predict in no time (every term 0, no overhead yet) is
+    // weighted by its measured time, as an exact prediction would be.
+    const double modelled = compose_time_s(s.terms, current_calibration);
+    const double predicted = modelled > 0 ? modelled : s.measured_time_s;
     const double rate_error = std::abs(s.measured_time_s / predicted - 1);
     const double weight = 1 / (predicted * std::sqrt(std::max(rate_error, kMinReweightedError)));
     x.row(i) *= weight;
