@@ -204,6 +204,103 @@ double median_ratio(const std::vector<const FitSample*>& training, int term) {
   return ratios[ratios.size() / 2];
 }
 
+/// Nelder-Mead on the training MAPE of the rate from `start`, over the parameters `free`
+/// (the others stay): the reweighted least squares stops where the binding terms stop changing,
+/// which is not in general the MAPE's minimum (a case whose binding term flips moves the MAPE
+/// by a kink the linear solves do not see). Bounds as in the linear solve: scales > 0, the
+/// overhead, the overlap and the contention share >= 0 (a simplex vertex outside them scores
+/// infinity). Simplex steps: 5% of a non-zero parameter, else kPolishZeroStep of its kind.
+/// Standard coefficients (reflection 1, expansion 2, contraction 0.5, shrink 0.5); stops after
+/// kPolishMaxEvaluations or when the simplex's MAPE spread is below kConvergedMape.
+constexpr int kPolishMaxEvaluations = 3000;
+constexpr std::array<double, kFittedParameterCount> kPolishZeroStep{0.05, 0.05, 0.05, 0.05,
+                                                                    0.05, 1e-7, 0.025};
+Parameters polish(const std::vector<const FitSample*>& training, const Parameters& start,
+                  const std::array<bool, kFittedParameterCount>& free) {
+  std::vector<int> axes;
+  for (int j = 0; j < kFittedParameterCount; ++j) {
+    if (free[static_cast<std::size_t>(j)]) axes.push_back(j);
+  }
+  if (axes.empty()) return start;
+  auto inside = [](const Parameters& p) {
+    for (int j = 0; j < kFittedParameterCount; ++j) {
+      const bool share = j == kOverhead || j == kOverlap || j == kContention;
+      if (share ? p[j] < 0 : !(p[j] > 0)) return false;
+    }
+    return true;
+  };
+  auto score = [&](const Parameters& p) { return inside(p) ? rate_mape(training, p) : INFINITY; };
+  const std::size_t n = axes.size();
+  std::vector<Parameters> vertex(n + 1, start);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int j = axes[i];
+    vertex[i + 1][j] += start[j] != 0 ? 0.05 * start[j] : kPolishZeroStep[j];
+  }
+  std::vector<double> value(n + 1);
+  for (std::size_t i = 0; i <= n; ++i) value[i] = score(vertex[i]);
+  int evaluations = static_cast<int>(n + 1);
+  auto along = [&](const Parameters& centroid, const Parameters& from, double t) {
+    Parameters p = centroid;
+    for (const int j : axes) p[j] = centroid[j] + t * (from[j] - centroid[j]);
+    return p;
+  };
+  while (evaluations < kPolishMaxEvaluations) {
+    std::vector<std::size_t> order(n + 1);
+    for (std::size_t i = 0; i <= n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return value[a] < value[b]; });
+    const std::size_t best = order.front();
+    const std::size_t worst = order.back();
+    const std::size_t second_worst = order[n - 1];
+    if (value[worst] - value[best] < kConvergedMape) break;
+    Parameters centroid = start;
+    for (const int j : axes) {
+      double sum = 0;
+      for (std::size_t i = 0; i <= n; ++i) {
+        if (i != worst) sum += vertex[i][j];
+      }
+      centroid[j] = sum / static_cast<double>(n);
+    }
+    const Parameters reflected = along(centroid, vertex[worst], -1);
+    const double reflected_value = score(reflected);
+    ++evaluations;
+    if (reflected_value < value[best]) {
+      const Parameters expanded = along(centroid, vertex[worst], -2);
+      const double expanded_value = score(expanded);
+      ++evaluations;
+      const bool expand = expanded_value < reflected_value;
+      vertex[worst] = expand ? expanded : reflected;
+      value[worst] = expand ? expanded_value : reflected_value;
+      continue;
+    }
+    if (reflected_value < value[second_worst]) {
+      vertex[worst] = reflected;
+      value[worst] = reflected_value;
+      continue;
+    }
+    const bool outside = reflected_value < value[worst];
+    const Parameters contracted = along(centroid, outside ? reflected : vertex[worst], 0.5);
+    const double contracted_value = score(contracted);
+    ++evaluations;
+    if (contracted_value < std::min(value[worst], reflected_value)) {
+      vertex[worst] = contracted;
+      value[worst] = contracted_value;
+      continue;
+    }
+    for (std::size_t i = 0; i <= n; ++i) {
+      if (i == best) continue;
+      vertex[i] = along(vertex[best], vertex[i], 0.5);
+      value[i] = score(vertex[i]);
+      ++evaluations;
+    }
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i <= n; ++i) {
+    if (value[i] < value[best]) best = i;
+  }
+  return value[best] < score(start) ? vertex[best] : start;
+}
+
 [[noreturn]] void throw_fit_error(const std::string& message) {
   throw std::invalid_argument("fit_calibration: " + message);
 }
@@ -275,6 +372,13 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
     }
   }
   result.fitted[kContention] = true;  // the grid's best share, 0 included
+  std::array<bool, kFittedParameterCount> free{};
+  for (int j = 0; j < kFittedParameterCount; ++j) {
+    free[static_cast<std::size_t>(j)] =
+        result.fitted[static_cast<std::size_t>(j)] && kFreeParameter[static_cast<std::size_t>(j)];
+  }
+  free[kContention] = true;
+  best = polish(training, best, free);
   result.calibration = to_calibration(best, 1);
 
   double training_sum = 0;

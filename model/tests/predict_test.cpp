@@ -784,6 +784,47 @@ TEST(Fit, RecoversAContentionShareOfTheGrid) {
   EXPECT_EQ(fit_calibration(plain, every_other(plain)).calibration.contention_share, 0);
 }
 
+// A share between the grid's points: the grid alone leaves a training error (0.125 and 0.15
+// both miss); the Nelder-Mead polish after it finds the share and the scales.
+TEST(Fit, RecoversAContentionShareBetweenTheGridsPoints) {
+  Calibration t = truth();
+  t.contention_share = 0.137;
+  const std::vector<FitSample> samples = samples_from_predictions(t, 0);
+  const FitResult r = fit_calibration(samples, every_other(samples));
+  EXPECT_NEAR(r.calibration.contention_share, 0.137, 2e-3);
+  EXPECT_NEAR(r.calibration.issue_scale, 1.3, 0.01);
+  EXPECT_NEAR(r.calibration.latency_scale, 1.6, 0.016);
+  EXPECT_LT(r.training_mape_percent, 0.1);
+}
+
+// The fit ends at a minimum of the training MAPE of the rate: no free parameter moved by 1%
+// either way lowers it by more than the polish's tolerance.
+TEST(Fit, EndsAtALocalMinimumOfTheTrainingMape) {
+  std::vector<FitSample> samples = samples_from_predictions(truth(), 0.05);
+  const std::vector<std::string> names = every_other(samples);
+  const FitResult r = fit_calibration(samples, names);
+  std::vector<const FitSample*> training;
+  for (const FitSample& s : samples) {
+    if (std::find(names.begin(), names.end(), s.name) != names.end()) training.push_back(&s);
+  }
+  auto mape = [&](const Calibration& c) {
+    double sum = 0;
+    for (const FitSample* s : training)
+      sum += std::abs(s->measured_time_s / compose_time_s(s->terms, c) - 1);
+    return 100 * sum / static_cast<double>(training.size());
+  };
+  const double at_fit = mape(r.calibration);
+  for (double Calibration::*field :
+       {&Calibration::issue_scale, &Calibration::shared_memory_scale, &Calibration::latency_scale,
+        &Calibration::launch_overhead_s, &Calibration::contention_share}) {
+    for (const double factor : {0.99, 1.01}) {
+      Calibration moved = r.calibration;
+      moved.*field *= factor;
+      EXPECT_GE(mape(moved), at_fit - 1e-3);  // the polish stops at a 1e-4 % spread
+    }
+  }
+}
+
 TEST(Fit, NoisyTimesGiveSmallErrors) {
   const std::vector<FitSample> samples = samples_from_predictions(truth(), 0.02);
   const FitResult r = fit_calibration(samples, every_other(samples));

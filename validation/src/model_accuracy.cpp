@@ -95,6 +95,22 @@ std::vector<SweepShape> per_shape(const std::vector<CaseAccuracy>& all_cases, Ca
       top5 = std::max(top5, by_prediction[i]->measured_tflops);
     }
     s.best_of_top5_fraction = top5 / s.measured_best_tflops;
+    // Ties: equal predicted times sit next to each other in by_prediction (a duplicate case is
+    // the same config measured again, not a pair).
+    for (std::size_t i = 0; i < by_prediction.size(); ++i) {
+      for (std::size_t j = i + 1;
+           j < by_prediction.size() &&
+           by_prediction[j]->prediction.time_s == by_prediction[i]->prediction.time_s;
+           ++j) {
+        const CaseAccuracy& x = *by_prediction[i];
+        const CaseAccuracy& y = *by_prediction[j];
+        if (x.duplicate || y.duplicate) continue;
+        ++s.tied_pairs;
+        if (std::abs(x.measured_tflops / y.measured_tflops - 1) > kTieMeasuredApart) {
+          ++s.tied_pairs_measured_apart;
+        }
+      }
+    }
     result.push_back(std::move(s));
   }
   return result;

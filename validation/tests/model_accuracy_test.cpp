@@ -159,12 +159,14 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // the training MAPE of the rate instead of the squared relative time error 14.7 / 16.1 / 16.1
   // (22.7) / 6.1; rungs 5-6's compiled overhead per float4 copy site rather than per load of
   // the unaligned fallback (the counts at 1459x2313x162, run 530a3a6) 14.4 / 16.1 / 16.2 (22.9)
-  // / 6.8. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 14.4);
-  EXPECT_LE(a.held_out.mape_percent, 16.1);
-  EXPECT_LE(a.held_out_both.mape_percent, 16.3);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 23.0);
-  EXPECT_LE(ladder_mape, 6.9);
+  // / 6.8; a Nelder-Mead polish of the fit on the training MAPE (the reweighting stopped short of
+  // its minimum) 14.2 / 15.7 / 15.7 (22.3) / 8.0 (the ladder set's held-out cases, 106 of them,
+  // moved the other way). Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 14.25);
+  EXPECT_LE(a.held_out.mape_percent, 15.75);
+  EXPECT_LE(a.held_out_both.mape_percent, 15.8);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 22.35);
+  EXPECT_LE(ladder_mape, 8.1);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -213,6 +215,49 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
     for (const L2Agreement::Row& r : l2.not_comparable) EXPECT_GT(r.measured_pct, 100);
     for (const L2Agreement::Row& r : l2.rows) EXPECT_LE(r.measured_pct, 100);
   }
+}
+
+// Issue 15: configs measured more than 2% apart must not be predicted as exact ties. Not met:
+// at the held-out sample shapes 246 pairs are tied, 137 of them measured apart (the sample's
+// warp shapes, stage counts and padded against swizzled layouts whose every term is equal).
+// The counts themselves: a tied pair has equal predicted times, and is measured apart when its
+// rates differ by more than kTieMeasuredApart.
+TEST(ModelAccuracyH200, ExactTiesOfConfigsMeasuredApart) {
+  const ModelAccuracy& a = h200_accuracy();
+  int tied = 0;
+  int apart = 0;
+  for (const SweepShape& s : a.sample) {
+    EXPECT_LE(s.tied_pairs_measured_apart, s.tied_pairs);
+    std::map<double, std::vector<const CaseAccuracy*>> by_time;
+    for (const CaseAccuracy& c : a.cases) {
+      if (c.set == CaseSet::kSample && !c.duplicate && c.problem.m == s.problem.m &&
+          c.problem.n == s.problem.n && c.problem.k == s.problem.k) {
+        by_time[c.prediction.time_s].push_back(&c);
+      }
+    }
+    int shape_tied = 0;
+    int shape_apart = 0;
+    for (const auto& [time, cases] : by_time) {
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        for (std::size_t j = i + 1; j < cases.size(); ++j) {
+          ++shape_tied;
+          shape_apart +=
+              std::abs(cases[i]->measured_tflops / cases[j]->measured_tflops - 1) > 0.02 ? 1 : 0;
+        }
+      }
+    }
+    const std::string shape = std::to_string(s.problem.m) + "x" + std::to_string(s.problem.n) +
+                              "x" + std::to_string(s.problem.k);
+    EXPECT_EQ(s.tied_pairs, shape_tied) << shape;
+    EXPECT_EQ(s.tied_pairs_measured_apart, shape_apart) << shape;
+    if (s.held_out) {
+      tied += s.tied_pairs;
+      apart += s.tied_pairs_measured_apart;
+    }
+  }
+  std::printf("  held-out sample shapes: %d tied pairs, %d measured more than 2%% apart\n", tied,
+              apart);
+  EXPECT_LE(apart, 137);  // guard at the level reached; the goal is 0
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {

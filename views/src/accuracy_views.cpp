@@ -44,7 +44,9 @@ std::string shape_line(const validation::SweepShape& s) {
          format("%.2f", s.measured_best_tflops) + " TFLOPS; model's top-1 " + s.predicted_best +
          " measures " + format("%.2f", s.predicted_best_measured_tflops) + " (" +
          format("%.1f%%", 100 * s.top1_fraction) + " of best; best of top 5 " +
-         format("%.1f%%", 100 * s.best_of_top5_fraction) + ")\n";
+         format("%.1f%%", 100 * s.best_of_top5_fraction) + "; ties " +
+         std::to_string(s.tied_pairs) + ", " + std::to_string(s.tied_pairs_measured_apart) +
+         " measured >2% apart)\n";
 }
 
 nlohmann::json shape_json(const validation::SweepShape& s) {
@@ -57,7 +59,9 @@ nlohmann::json shape_json(const validation::SweepShape& s) {
           {"predicted_best", s.predicted_best},
           {"predicted_best_measured_tflops", s.predicted_best_measured_tflops},
           {"top1_fraction", s.top1_fraction},
-          {"best_of_top5_fraction", s.best_of_top5_fraction}};
+          {"best_of_top5_fraction", s.best_of_top5_fraction},
+          {"tied_pairs", s.tied_pairs},
+          {"tied_pairs_measured_apart", s.tied_pairs_measured_apart}};
 }
 
 nlohmann::json nan_as_null(double value) {

@@ -65,7 +65,11 @@ struct FitResult {
 /// positive and the overhead >= 0, repeat until the binding terms and the MAPE stop changing;
 /// from several starts, keeping the best. contention_share enters the time non-linearly
 /// (through which term binds): the fit above runs for each share of kContentionShareGrid and
-/// keeps the lowest MAPE. Reports MAPE on the training and the held-out samples. Throws
+/// keeps the lowest MAPE. The reweighting stops where the binding terms stop changing, which is
+/// not in general the MAPE's minimum (a case whose binding term flips is a kink the linear solves
+/// do not see), so a Nelder-Mead search on the training MAPE then starts from the best of the grid
+/// over the fitted parameters and the contention share (continuous from there; fit.cpp, polish).
+/// Reports MAPE on the training and the held-out samples. Throws
 /// std::invalid_argument when a training name is not among the samples, a name repeats, no
 /// case trains, or a measured time is not positive.
 FitResult fit_calibration(const std::vector<FitSample>& samples,

@@ -17,7 +17,8 @@ namespace roofcast {
 /// "uncalibrated": every term is taken at its face value and the data path overlaps issue
 /// completely. Each scale multiplies one time term (see TimeTerm); none is per rung or per
 /// size. fit_calibration() fits the first six by least squares and contention_share by a grid
-/// search around them (docs/model.md#calibration-and-the-fit).
+/// search around them, then all of them by a Nelder-Mead search on the training MAPE
+/// (docs/model.md#calibration-and-the-fit).
 struct Calibration {
   double issue_scale = 1;  // x issue time: register-bank conflicts, dual-issue limits
   /// Share of the L1/shared data-path time that issue does not hide (0: full overlap, 1: the two

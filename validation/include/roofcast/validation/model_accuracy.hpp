@@ -76,7 +76,15 @@ struct SweepShape {
   double predicted_best_measured_tflops = 0;  // what that config measured
   double top1_fraction = 0;                   // predicted_best_measured / measured_best
   double best_of_top5_fraction = 0;
+  /// Pairs of distinct cases (config and raster) the model predicts in exactly the same time,
+  /// and of those the pairs measured more than kTieMeasuredApart apart: the ties issue 15 asks
+  /// the model not to make (it cannot rank what it cannot tell apart).
+  int tied_pairs = 0;
+  int tied_pairs_measured_apart = 0;
 };
+
+/// Two measured rates more than 2% apart (|a / b - 1| > 0.02): configs a tie hides.
+inline constexpr double kTieMeasuredApart = 0.02;
 
 /// Measured against predicted L2 hit rate (Nsight Compute lts__t_sector_hit_rate.pct, every
 /// L2 sector, against Prediction::l2_sector_hit_rate), percentage points. A measured rate above
