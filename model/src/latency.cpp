@@ -147,6 +147,12 @@ double ffma_issue_cycles(const SmLimits& sm) {
   return std::max(1.0, cycles);
 }
 
+double expected_later_cycles(double fixed_cycles, double mean_latency_cycles) {
+  if (!(mean_latency_cycles > 0)) return std::max(0.0, fixed_cycles);
+  if (!(fixed_cycles > 0)) return mean_latency_cycles;
+  return fixed_cycles + mean_latency_cycles * std::exp(-fixed_cycles / mean_latency_cycles);
+}
+
 double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, double issue_rate) {
   return std::max(ffma * ffma_cycles, instructions) / issue_rate;
 }
@@ -224,8 +230,9 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   h.tile_cycle_cycles =
       a.prefetch_tiles == 0
           ? h.tile_issue_cycles + load_wait_cycles + h.overhead_cycles + h.lsu_queue_cycles
-          : std::max(h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
-                     (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles);
+          : expected_later_cycles(
+                h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles,
+                (h.global_latency_cycles + h.overhead_cycles) / a.chain_prefetch_tiles);
   h.tile_cycle_cycles += h.fragment_wait_cycles;
   h.warps_per_scheduler = ceil_div(h.blocks_per_sm * m.warps, m.schedulers);
   h.round_issue_cycles =

@@ -31,7 +31,8 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
                            m.shared_cycles, m.l1_bytes_per_cycle);
   const double tile =
       fragment_wait +
-      (m.convoy ? std::max(std::max(round_issue, m.convoy_issue) + m.exposed_cycles, m.convoy_floor)
+      (m.convoy ? expected_later_cycles(std::max(round_issue, m.convoy_issue) + m.exposed_cycles,
+                                        m.convoy_floor)
                 : m.tile_cycle + blocks_per_sm * m.lsu_queue_per_block);
   t[TimeTerm::kLatency] = (m.k_tiles * tile + m.prologue_cycles + one_block_epilogue +
                            blocks_per_sm * m.epilogue_store_cycles) /

@@ -36,7 +36,9 @@ struct WaveModel {
   bool convoy = false;
   double exposed_cycles = 0;
   double convoy_issue = 0;  // one block's issue part of the chain
-  double convoy_floor = 0;  // the prefetched load chain, (L_global + overhead) / d
+  /// The prefetched load chain, (L_global + overhead) / d: a convoy round takes
+  /// expected_later_cycles(issue + exposed, convoy_floor).
+  double convoy_floor = 0;
   double prologue_cycles = 0;
   /// One block's C stores draining through its SM's share of the L2 bandwidth after its K loop
   /// (LatencyHiding::epilogue_store_cycles); the wave's blocks per SM store together.

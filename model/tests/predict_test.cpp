@@ -354,6 +354,43 @@ TEST(Latency, RegisterStagedAWaitsOneWholeLatencyPerTile) {
               0.05 * r8.latency.tile_cycle_cycles);
 }
 
+TEST(Latency, ExpectedLaterOfWorkAndAnExponentialLatency) {
+  // E[max(w, L)] = w + m exp(-w / m) for L exponential with mean m.
+  EXPECT_NEAR(expected_later_cycles(100, 100), 100 * (1 + std::exp(-1.0)), 1e-9);
+  EXPECT_NEAR(expected_later_cycles(300, 100), 300 + 100 * std::exp(-3.0), 1e-9);
+  EXPECT_DOUBLE_EQ(expected_later_cycles(0, 100), 100);  // no work: the latency's mean
+  EXPECT_DOUBLE_EQ(expected_later_cycles(100, 0), 100);  // no latency: the work
+  // Between the max and the sum of the two, closest to the max far from balance.
+  for (const double w : {10.0, 50.0, 100.0, 200.0, 1000.0}) {
+    const double e = expected_later_cycles(w, 100);
+    EXPECT_GT(e, std::max(w, 100.0));
+    EXPECT_LT(e, w + 100);
+  }
+  EXPECT_LT(expected_later_cycles(1000, 100) / 1000, 1.0001);
+  // The check against a direct sum over the exponential law (midpoint rule to 40 means).
+  double sum = 0;
+  const double m = 80;
+  const double w = 120;
+  const double dt = 0.01;
+  for (double t = dt / 2; t < 40 * m; t += dt) sum += std::max(w, t) * std::exp(-t / m) / m * dt;
+  EXPECT_NEAR(expected_later_cycles(w, m), sum, 1e-3 * sum);
+}
+
+// A prefetching block's K tile ends when its compute and its next stage's loads are both done:
+// E[max] of the two (expected_later_cycles), not the max of their means.
+TEST(Latency, PrefetchedChainIsTheExpectedLaterOfComputeAndLoads) {
+  const TileConfig c = tile(8, SmemLayout::kPadded, 64, 128, 8, 4, 8, 64, 16, 256, 2, 4);
+  const Prediction p = kernels::predict(h200(), input(c, {512, 2048, 4096}));
+  const LatencyHiding& h = p.latency;
+  ASSERT_GT(p.anatomy.prefetch_tiles, 0);
+  const double compute = h.tile_issue_cycles + h.overhead_cycles + h.stage_wait_cycles;
+  const double loads =
+      (h.global_latency_cycles + h.overhead_cycles) / p.anatomy.chain_prefetch_tiles;
+  EXPECT_NEAR(h.tile_cycle_cycles - h.fragment_wait_cycles, expected_later_cycles(compute, loads),
+              1e-9);
+  EXPECT_GT(h.tile_cycle_cycles, std::max(compute, loads) * 1.05);  // near balance here
+}
+
 TEST(Latency, WarpsPerSchedulerIssueWithTheirOwnStalls) {
   // W / (1 - (1 - 1 / (1 + s))^W): a warp alone issues every 1 + s cycles.
   EXPECT_DOUBLE_EQ(block_issue_cycles_per_instruction(1, 0.5), 1.5);

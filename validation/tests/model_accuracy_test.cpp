@@ -161,12 +161,14 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // the unaligned fallback (the counts at 1459x2313x162, run 530a3a6) 14.4 / 16.1 / 16.2 (22.9)
   // / 6.8; a Nelder-Mead polish of the fit on the training MAPE (the reweighting stopped short of
   // its minimum) 14.2 / 15.7 / 15.7 (22.3) / 8.0 (the ladder set's held-out cases, 106 of them,
-  // moved the other way). Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 14.25);
-  EXPECT_LE(a.held_out.mape_percent, 15.75);
-  EXPECT_LE(a.held_out_both.mape_percent, 15.8);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 22.35);
-  EXPECT_LE(ladder_mape, 8.1);
+  // moved the other way); a prefetching block's K tile as the expected later of its compute and
+  // its loads (expected_later_cycles) 13.8 / 15.5 / 15.6 (22.1) / 8.5. Guards at the level
+  // reached:
+  EXPECT_LE(a.training.mape_percent, 13.85);
+  EXPECT_LE(a.held_out.mape_percent, 15.55);
+  EXPECT_LE(a.held_out_both.mape_percent, 15.6);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 22.15);
+  EXPECT_LE(ladder_mape, 8.6);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -218,7 +220,7 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
 }
 
 // Issue 15: configs measured more than 2% apart must not be predicted as exact ties. Not met:
-// at the held-out sample shapes 246 pairs are tied, 137 of them measured apart (the sample's
+// at the held-out sample shapes 227 pairs are tied, 126 of them measured apart (the sample's
 // warp shapes, stage counts and padded against swizzled layouts whose every term is equal).
 // The counts themselves: a tied pair has equal predicted times, and is measured apart when its
 // rates differ by more than kTieMeasuredApart.
@@ -257,7 +259,7 @@ TEST(ModelAccuracyH200, ExactTiesOfConfigsMeasuredApart) {
   }
   std::printf("  held-out sample shapes: %d tied pairs, %d measured more than 2%% apart\n", tied,
               apart);
-  EXPECT_LE(apart, 137);  // guard at the level reached; the goal is 0
+  EXPECT_LE(apart, 126);  // guard at the level reached; the goal is 0
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {

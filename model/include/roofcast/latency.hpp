@@ -70,7 +70,10 @@ double stage_wait_cycles(const MicroarchitectureFacts& facts, StageWait wait);
 ///                    ceil(warps / schedulers)), k_tile * FFMA latency)
 /// cycles of issue when alone, and its latency chain per tile is (prefetch distance d):
 ///   d = 0:  tile_cycle = tile_issue + G * L_global + overhead  (load, wait, compute)
-///   d >= 1: tile_cycle = max(tile_issue + overhead + stage_wait, (L_global + overhead) / d_A)
+///   d >= 1: tile_cycle = expected_later_cycles(tile_issue + overhead + stage_wait,
+///                                              (L_global + overhead) / d_A)
+///           (the expected later of the compute and the next stage's loads, E[max], not the max
+///           of their means)
 /// (d = prefetch_tiles; d_A = chain_prefetch_tiles, the prefetch distance of the operand issued
 /// last: 1 for rungs 9-10 with vector_width 4, whose A goes through registers one stage ahead
 /// while B's cp.async or bulk copies run S - 1 ahead; see chain_prefetch_tiles in traffic.hpp.
@@ -212,6 +215,16 @@ inline constexpr double kSassInstructionBytes = 16;
 /// docs/model.md#unaligned-copy-paths).
 double warp_own_stall_cycles(const KernelAnatomy& anatomy, const MicroarchitectureFacts& facts,
                              double extra_instructions = 0);
+
+/// Expected cycles until both a fixed amount of work and a latency overlapping it are done,
+/// E[max(w, L)], when the latency L is exponentially distributed with mean m (the sojourn time of
+/// an M/M/1 queue; the maximum-entropy law of a positive time of known mean):
+///   E[max(w, L)] = w + m * exp(-w / m)   (w = fixed_cycles, m = mean_latency_cycles),
+/// between max(w, m) and w + m; at w = m it is 1.37 m. m <= 0: w; w <= 0: m. A prefetching
+/// block's K tile ends when its compute and its next stage's loads are both done; the max of
+/// their means undercounts it where they are close. Motivated by Nsight Compute on the training
+/// configs at 512x2048x4096 (run 530a3a6), see docs/model.md#latency-hiding-and-the-latency-chain.
+double expected_later_cycles(double fixed_cycles, double mean_latency_cycles);
 
 /// Cycles a scheduler's FP32 pipe is busy with one FFMA warp instruction:
 /// warp_size * register_file_subpartitions / fp32_lanes_per_sm, at least 1 (32 lanes per
