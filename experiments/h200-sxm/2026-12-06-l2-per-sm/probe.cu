@@ -1,6 +1,6 @@
 // L2 read bandwidth with k SMs active: one block of kThreads threads per SM (the blocks' %smid
 // are read back and must be distinct), each thread streaming float4 loads with ld.global.cg
-// (L1 bypassed) from a buffer resident in L2, kIlp loads in flight per thread. Per k: bytes read
+// (L1 bypassed) from a buffer resident in L2, kIlp (2, 4, 8, 16) loads in flight per thread. Per k: bytes read
 // over the median of 7 event-timed runs after a warm-up run, and bytes per SM cycle at the clock
 // the kernel measured (clock64 cycles over %globaltimer nanoseconds of block 0).
 // Usage: probe OUT.json
@@ -138,21 +138,25 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   const int sm_count = prop.multiProcessorCount;
   std::vector<int> counts{1, 2, 4, 8, 16, 24, 33, 48, 66, 99, sm_count};
+  auto print = [](const Row& r) {
+    std::printf("sms %3d ilp %2d: %9.1f GB/s  %6.1f B/cycle/SM at %6.0f MHz  distinct %d\n",
+                r.sms, r.ilp, r.GBps, r.bytes_per_cycle_per_sm, r.clock_MHz, r.distinct);
+  };
   for (int sms : counts) {
     rows.push_back(measure<4>(sms, buf, n, sink, sm_of_block, cycles_ns));
-    std::printf("sms %3d ilp 4: %9.1f GB/s  %6.1f B/cycle/SM at %6.0f MHz  distinct %d\n", sms,
-                rows.back().GBps, rows.back().bytes_per_cycle_per_sm, rows.back().clock_MHz,
-                rows.back().distinct);
+    print(rows.back());
+  }
+  for (int sms : counts) {
+    rows.push_back(measure<8>(sms, buf, n, sink, sm_of_block, cycles_ns));
+    print(rows.back());
+  }
+  for (int sms : counts) {
+    rows.push_back(measure<16>(sms, buf, n, sink, sm_of_block, cycles_ns));
+    print(rows.back());
   }
   for (int sms : {1, 8, sm_count}) {
-    rows.push_back(measure<8>(sms, buf, n, sink, sm_of_block, cycles_ns));
-    std::printf("sms %3d ilp 8: %9.1f GB/s  %6.1f B/cycle/SM at %6.0f MHz  distinct %d\n", sms,
-                rows.back().GBps, rows.back().bytes_per_cycle_per_sm, rows.back().clock_MHz,
-                rows.back().distinct);
     rows.push_back(measure<2>(sms, buf, n, sink, sm_of_block, cycles_ns));
-    std::printf("sms %3d ilp 2: %9.1f GB/s  %6.1f B/cycle/SM at %6.0f MHz  distinct %d\n", sms,
-                rows.back().GBps, rows.back().bytes_per_cycle_per_sm, rows.back().clock_MHz,
-                rows.back().distinct);
+    print(rows.back());
   }
   FILE* f = std::fopen(argv[1], "w");
   if (!f) {
