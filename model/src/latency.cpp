@@ -61,8 +61,6 @@ std::string_view to_string(AssumedFact fact) {
       return "microarchitecture.fallback_stage_wait_cycles";
     case AssumedFact::kInstructionCache:
       return "microarchitecture.instruction_cache_bytes";
-    case AssumedFact::kL2PortBandwidth:
-      return "microarchitecture.l2_bytes_per_cycle_per_sm";
   }
   return "unknown";
 }
@@ -97,17 +95,9 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
   return all_hit * l2_cycles + (1 - all_hit) * dram_cycles;
 }
 
-double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count,
-                              std::int64_t sharing_sms,
-                              std::optional<double> port_bytes_per_cycle) {
+double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count) {
   if (!c.l2_GBps.known() || !(c.boost_clock_MHz > 0) || sm_count < 1) return 0.0;
-  const double l2_bytes_per_cycle = c.l2_GBps.value() * kGiga / (c.boost_clock_MHz * kMega);
-  double bytes_per_cycle = l2_bytes_per_cycle / sm_count;
-  if (port_bytes_per_cycle && *port_bytes_per_cycle > 0) {
-    const auto sharing = std::clamp<std::int64_t>(sharing_sms, 1, sm_count);
-    bytes_per_cycle =
-        std::min(*port_bytes_per_cycle, l2_bytes_per_cycle / static_cast<double>(sharing));
-  }
+  const double bytes_per_cycle = c.l2_GBps.value() * kGiga / sm_count / (c.boost_clock_MHz * kMega);
   return bytes_per_cycle > 0 ? bytes / bytes_per_cycle : 0.0;
 }
 
@@ -254,18 +244,12 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   // blocks that wait on a copy engine's stage barrier (stage_wait_cycles) do too. The wait adds
   // to the SM's round.
   const bool unprefetched = a.barrier_per_tile() && a.prefetch_tiles == 0;
-  // The SMs that read the L2 at once: a grid smaller than the GPU runs one block per SM.
-  const std::int64_t sharing_sms = std::min<std::int64_t>(gpu.chip.sm_count, p.waste.grid_blocks());
-  const std::optional<double> port = gpu.microarchitecture.l2_bytes_per_cycle_per_sm;
-  if (!port && sharing_sms < gpu.chip.sm_count && p.ceilings.l2_GBps.known()) {
-    p.latencies.assume(AssumedFact::kL2PortBandwidth);
-  }
   h.convoy = unprefetched || h.stage_wait_cycles > 0;
   // A block's tile reaches the SM through its share of the L2 bandwidth after the first
   // sector's latency (convoy_transfer_cycles).
   h.transfer_cycles = unprefetched
                           ? convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes,
-                                                   p.ceilings, gpu.chip.sm_count, sharing_sms, port)
+                                                   p.ceilings, gpu.chip.sm_count)
                           : 0.0;
   const double exposed =
       unprefetched ? load_wait_cycles + h.transfer_cycles + h.overhead_cycles : h.stage_wait_cycles;
@@ -291,8 +275,8 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
                       h.transfer_cycles + h.overhead_cycles;
   // The epilogue's C stores: every sector they touch is one L2 write (c_store_sectors), through
   // the SM's share of the L2 bandwidth (convoy_transfer_cycles), after the block's K loop.
-  h.epilogue_store_cycles = convoy_transfer_cycles(
-      m.warps * a.c_store_sectors * kSectorBytes, p.ceilings, gpu.chip.sm_count, sharing_sms, port);
+  h.epilogue_store_cycles = convoy_transfer_cycles(m.warps * a.c_store_sectors * kSectorBytes,
+                                                   p.ceilings, gpu.chip.sm_count);
   m.epilogue_store_cycles = h.epilogue_store_cycles;
   return m;
 }

@@ -167,8 +167,6 @@ MicroarchitectureFacts read_microarchitecture(ObjectReader facts) {
       facts.optional_number_in("bulk_copy_stage_wait_cycles", 0, kMaxCycles);
   out.fallback_stage_wait_cycles =
       facts.optional_number_in("fallback_stage_wait_cycles", 0, kMaxCycles);
-  out.l2_bytes_per_cycle_per_sm =
-      facts.optional_number_in("l2_bytes_per_cycle_per_sm", 1, 4096, "bytes per cycle");
   facts.reject_unknown_keys();
   return out;
 }

@@ -614,46 +614,17 @@ TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
   const Ceilings c = roofline_ceilings(embedded_spec("h200-sxm"));
   ASSERT_TRUE(c.l2_GBps.known());
   const double per_cycle = c.l2_GBps.value() * 1e9 / 132 / (c.boost_clock_MHz * 1e6);
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 132, std::nullopt), 8192 / per_cycle, 1e-9);
+  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132), 8192 / per_cycle, 1e-9);
   // Half the SMs: each gets twice the bandwidth.
-  EXPECT_NEAR(2 * convoy_transfer_cycles(8192, c, 66, 66, std::nullopt),
-              convoy_transfer_cycles(8192, c, 132, 132, std::nullopt), 1e-9);
-  EXPECT_EQ(convoy_transfer_cycles(0, c, 132, 132, std::nullopt), 0);
-  // Without a port figure, fewer SMs reading change nothing (every SM's share, as at full load).
-  EXPECT_DOUBLE_EQ(convoy_transfer_cycles(8192, c, 132, 4, std::nullopt),
-                   convoy_transfer_cycles(8192, c, 132, 132, std::nullopt));
-  // With one: the L2 shared by the SMs that read, each at most its port.
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 132, 64.0), 8192 / per_cycle, 1e-9);
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 66, 64.0), 8192 / (2 * per_cycle), 1e-9);
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 4, 64.0), 8192 / 64.0, 1e-9);
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 0, 64.0), 8192 / 64.0, 1e-9);  // at least 1
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 500, 64.0), 8192 / per_cycle, 1e-9);
+  EXPECT_NEAR(2 * convoy_transfer_cycles(8192, c, 66), convoy_transfer_cycles(8192, c, 132), 1e-9);
+  EXPECT_EQ(convoy_transfer_cycles(0, c, 132), 0);
   // The spec alone has no L2 bandwidth: no transfer.
   const Ceilings none = roofline_ceilings(h200());
   ASSERT_FALSE(none.l2_GBps.known());
-  EXPECT_EQ(convoy_transfer_cycles(8192, none, 132, 132, 64.0), 0);
+  EXPECT_EQ(convoy_transfer_cycles(8192, none, 132), 0);
   EXPECT_EQ(kernels::predict(h200(), input(kRung5)).latency.transfer_cycles, 0);
   // Prefetching kernels (rung 9) have no convoy transfer.
   EXPECT_EQ(kernels::predict(embedded_spec("h200-sxm"), input(kRung9)).latency.transfer_cycles, 0);
-}
-
-// A grid of fewer blocks than SMs shares the L2 among its SMs when the spec gives the port; a
-// spec without it says the figure was assumed (the share of all SMs).
-TEST(Predict, SmallGridsShareTheL2AmongTheirSms) {
-  GpuSpec gpu = embedded_spec("h200-sxm");
-  const gemm::Problem small{256, 256, 4096};  // 4 blocks of 128x128
-  gpu.microarchitecture.l2_bytes_per_cycle_per_sm.reset();
-  const Prediction without = kernels::predict(gpu, input(kRung5, small));
-  EXPECT_TRUE(without.latencies.is_assumed(AssumedFact::kL2PortBandwidth));
-  EXPECT_FALSE(kernels::predict(gpu, input(kRung5))
-                   .latencies.is_assumed(AssumedFact::kL2PortBandwidth));  // 4096^3 fills every SM
-  gpu.microarchitecture.l2_bytes_per_cycle_per_sm = 64.0;
-  const Prediction with = kernels::predict(gpu, input(kRung5, small));
-  EXPECT_FALSE(with.latencies.is_assumed(AssumedFact::kL2PortBandwidth));
-  EXPECT_NEAR(with.latency.transfer_cycles,
-              tile_sectors(with.config, with.anatomy.k_tile) * 32 / 64.0, 1e-9);
-  EXPECT_LT(with.latency.transfer_cycles, without.latency.transfer_cycles);
-  EXPECT_GT(with.tflops, without.tflops);
 }
 
 // 0.5 * wavefronts * 128 B / (L1 bytes per cycle): half the round's L1 work.

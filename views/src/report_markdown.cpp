@@ -339,12 +339,6 @@ void ceilings_section(std::ostringstream& md, const GpuReport& r) {
      << " |\n| the same, cp.async fallback (rung 10) | "
      << format("%.0f cycles", facts.fallback_stage_wait_cycles.value_or(0)) << " | "
      << fact_source(false, facts.fallback_stage_wait_cycles, "fallback_stage_wait_cycles", "0")
-     << " |\n| L2 bytes per cycle one SM receives alone (a small grid's share) | "
-     << (facts.l2_bytes_per_cycle_per_sm ? format("%.1f", *facts.l2_bytes_per_cycle_per_sm)
-                                         : std::string("–"))
-     << " | "
-     << fact_source(false, facts.l2_bytes_per_cycle_per_sm, "l2_bytes_per_cycle_per_sm",
-                    "every SM's share, as at full load")
      << " |\n\n";
   if (!r.microbenchmark_methods.empty()) {
     md << "How each was measured (the run's own words):\n\n";

@@ -26,9 +26,8 @@ enum class AssumedFact : int {
   kBulkCopyStageWait,
   kFallbackStageWait,
   kInstructionCache,
-  kL2PortBandwidth,
 };
-inline constexpr int kAssumedFactCount = 9;
+inline constexpr int kAssumedFactCount = 8;
 
 struct Latencies {
   double shared_memory_cycles = 0;
@@ -156,18 +155,13 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
                                    double dram_cycles);
 
 /// Cycles the SM's share of the L2 bandwidth needs to deliver `bytes`:
-///   bytes / min(port, l2_GBps * 1e9 / sharing_sms / (boost_clock_MHz * 1e6))
-/// with sharing_sms the SMs reading at once (a grid of fewer blocks than SMs runs one block per
-/// SM on `grid` SMs; at least 1, at most sm_count) and port the L2 bytes per cycle one SM alone
-/// receives (MicroarchitectureFacts::l2_bytes_per_cycle_per_sm); without a port figure the share
-/// of all sm_count SMs (H200: the measured l2_read 7501.5 GB/s over 132 SMs at 1980 MHz = 28.7
-/// bytes per cycle). 0 without an L2 ceiling. Why the share follows the SMs that read:
-/// docs/model.md#the-sms-share-of-the-l2. Blocks without prefetch (rungs 2-7) wait for the last
-/// sector of their K tile: the exposed wait of their convoy round is the slowest sector's latency
-/// plus this transfer of one block's tile (tile_sectors * 32 bytes). Motivated by Nsight Compute on
+///   bytes / (l2_GBps * 1e9 / sm_count / (boost_clock_MHz * 1e6))
+/// (H200: the measured l2_read 7501.5 GB/s over 132 SMs at 1980 MHz = 28.7 bytes per cycle);
+/// 0 without an L2 ceiling. Blocks without prefetch (rungs 2-7) wait for the last sector of
+/// their K tile: the exposed wait of their convoy round is the slowest sector's latency plus
+/// this transfer of one block's tile (tile_sectors * 32 bytes). Motivated by Nsight Compute on
 /// the training cases r05-vec and r06-bank 128x128x8 t8x8 at 4096^3, see docs/model.md#convoys.
-double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count,
-                              std::int64_t sharing_sms, std::optional<double> port_bytes_per_cycle);
+double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count);
 
 /// Cycles per K tile a block's warps wait for shared-memory fragment reads that are not hoisted
 /// above the previous FFMAs (rung 4: fragment_round_trips = BK / 2 steps of its k loop, each

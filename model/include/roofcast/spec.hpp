@@ -124,9 +124,6 @@ struct MicroarchitectureFacts {
   std::optional<double> bulk_copy_stage_wait_cycles;
   /// The same with the guarded 4-byte cp.async fallback of unaligned rows (rung 10).
   std::optional<double> fallback_stage_wait_cycles;
-  /// L2 read bytes per SM cycle that one SM receives when it is the only one reading (its own L2
-  /// port: what a block gets when few SMs share the L2's bandwidth).
-  std::optional<double> l2_bytes_per_cycle_per_sm;
   bool operator==(const MicroarchitectureFacts&) const = default;
 };
 
