@@ -61,6 +61,8 @@ std::string_view to_string(AssumedFact fact) {
       return "microarchitecture.fallback_stage_wait_cycles";
     case AssumedFact::kInstructionCache:
       return "microarchitecture.instruction_cache_bytes";
+    case AssumedFact::kL2ReadShare:
+      return "microarchitecture.l2_read_share";
   }
   return "unknown";
 }
@@ -95,9 +97,33 @@ double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cy
   return all_hit * l2_cycles + (1 - all_hit) * dram_cycles;
 }
 
-double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count) {
+double l2_share_bytes_per_cycle(const Ceilings& c, int sm_count, std::int64_t reading_sms,
+                                const std::vector<L2ShareRow>& table) {
   if (!c.l2_GBps.known() || !(c.boost_clock_MHz > 0) || sm_count < 1) return 0.0;
-  const double bytes_per_cycle = c.l2_GBps.value() * kGiga / sm_count / (c.boost_clock_MHz * kMega);
+  const double full_load = c.l2_GBps.value() * kGiga / sm_count / (c.boost_clock_MHz * kMega);
+  const auto k = static_cast<double>(std::clamp<std::int64_t>(reading_sms, 1, sm_count));
+  if (table.empty() || k >= sm_count) return full_load;
+  double rate = table.back().bytes_per_cycle_per_sm;
+  if (k <= table.front().sms) {
+    rate = table.front().bytes_per_cycle_per_sm;
+  } else {
+    for (std::size_t i = 1; i < table.size(); ++i) {
+      if (k <= table[i].sms) {
+        const L2ShareRow& lo = table[i - 1];
+        const L2ShareRow& hi = table[i];
+        const double t = (k - lo.sms) / static_cast<double>(hi.sms - lo.sms);
+        rate =
+            lo.bytes_per_cycle_per_sm + t * (hi.bytes_per_cycle_per_sm - lo.bytes_per_cycle_per_sm);
+        break;
+      }
+    }
+  }
+  return std::max(rate, full_load);
+}
+
+double convoy_transfer_cycles(double bytes, const Ceilings& c, int sm_count,
+                              std::int64_t reading_sms, const std::vector<L2ShareRow>& table) {
+  const double bytes_per_cycle = l2_share_bytes_per_cycle(c, sm_count, reading_sms, table);
   return bytes_per_cycle > 0 ? bytes / bytes_per_cycle : 0.0;
 }
 
@@ -244,13 +270,19 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   // blocks that wait on a copy engine's stage barrier (stage_wait_cycles) do too. The wait adds
   // to the SM's round.
   const bool unprefetched = a.barrier_per_tile() && a.prefetch_tiles == 0;
+  // The SMs that read the L2 at once: a grid smaller than the GPU runs one block per SM.
+  const std::int64_t reading_sms = std::min<std::int64_t>(gpu.chip.sm_count, p.waste.grid_blocks());
+  const std::vector<L2ShareRow>& share_table = gpu.microarchitecture.l2_read_share;
+  if (share_table.empty() && reading_sms < gpu.chip.sm_count && p.ceilings.l2_GBps.known()) {
+    p.latencies.assume(AssumedFact::kL2ReadShare);
+  }
   h.convoy = unprefetched || h.stage_wait_cycles > 0;
   // A block's tile reaches the SM through its share of the L2 bandwidth after the first
   // sector's latency (convoy_transfer_cycles).
-  h.transfer_cycles = unprefetched
-                          ? convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes,
-                                                   p.ceilings, gpu.chip.sm_count)
-                          : 0.0;
+  h.transfer_cycles =
+      unprefetched ? convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes,
+                                            p.ceilings, gpu.chip.sm_count, reading_sms, share_table)
+                   : 0.0;
   const double exposed =
       unprefetched ? load_wait_cycles + h.transfer_cycles + h.overhead_cycles : h.stage_wait_cycles;
   const double exposed_with_fragments = exposed + h.fragment_wait_cycles;
@@ -275,8 +307,9 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
                       h.transfer_cycles + h.overhead_cycles;
   // The epilogue's C stores: every sector they touch is one L2 write (c_store_sectors), through
   // the SM's share of the L2 bandwidth (convoy_transfer_cycles), after the block's K loop.
-  h.epilogue_store_cycles = convoy_transfer_cycles(m.warps * a.c_store_sectors * kSectorBytes,
-                                                   p.ceilings, gpu.chip.sm_count);
+  h.epilogue_store_cycles =
+      convoy_transfer_cycles(m.warps * a.c_store_sectors * kSectorBytes, p.ceilings,
+                             gpu.chip.sm_count, reading_sms, share_table);
   m.epilogue_store_cycles = h.epilogue_store_cycles;
   return m;
 }

@@ -149,7 +149,31 @@ PeakTflops read_peaks(ObjectReader peaks) {
   return out;
 }
 
-MicroarchitectureFacts read_microarchitecture(ObjectReader facts) {
+/// microarchitecture.l2_read_share: [{"sms", "bytes_per_cycle_per_sm"}, ...], sms strictly
+/// ascending within 1..sm_count; one source for the whole table.
+std::vector<L2ShareRow> read_l2_read_share(ObjectReader& facts, int sm_count) {
+  std::vector<L2ShareRow> out;
+  if (!facts.has("l2_read_share")) return out;
+  const json& table = facts.non_empty_array("l2_read_share");
+  json_input::ReaderOptions options = facts.options();
+  if (options.number_paths != nullptr) {
+    options.number_paths->push_back(facts.where("l2_read_share"));
+  }
+  options.number_paths = nullptr;  // the table's source covers its entries
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    ObjectReader entry(table[i], facts.where("l2_read_share") + "[" + std::to_string(i) + "]",
+                       options);
+    L2ShareRow row;
+    row.sms = entry.int32_in("sms", out.empty() ? 1 : out.back().sms + 1, sm_count);
+    row.bytes_per_cycle_per_sm =
+        entry.number_in("bytes_per_cycle_per_sm", 0.01, 4096, "bytes per cycle");
+    entry.reject_unknown_keys();
+    out.push_back(row);
+  }
+  return out;
+}
+
+MicroarchitectureFacts read_microarchitecture(ObjectReader facts, int sm_count) {
   MicroarchitectureFacts out;
   out.ffma_latency_cycles = facts.optional_number_in("ffma_latency_cycles", kMinCycles, kMaxCycles);
   out.shared_memory_latency_cycles =
@@ -167,6 +191,7 @@ MicroarchitectureFacts read_microarchitecture(ObjectReader facts) {
       facts.optional_number_in("bulk_copy_stage_wait_cycles", 0, kMaxCycles);
   out.fallback_stage_wait_cycles =
       facts.optional_number_in("fallback_stage_wait_cycles", 0, kMaxCycles);
+  out.l2_read_share = read_l2_read_share(facts, sm_count);
   facts.reject_unknown_keys();
   return out;
 }
@@ -306,7 +331,8 @@ GpuSpec read_spec(const json& document, const std::string& file) {
     spec.measured = read_measured(root.object("measured"), spec.chip.sm_count);
   }
   if (root.has("microarchitecture")) {
-    spec.microarchitecture = read_microarchitecture(root.object("microarchitecture"));
+    spec.microarchitecture =
+        read_microarchitecture(root.object("microarchitecture"), spec.chip.sm_count);
   }
 
   // Every value names its source; every source names a reference.

@@ -614,17 +614,61 @@ TEST(Predict, ConvoyTransferAtTheSmShareOfL2Bandwidth) {
   const Ceilings c = roofline_ceilings(embedded_spec("h200-sxm"));
   ASSERT_TRUE(c.l2_GBps.known());
   const double per_cycle = c.l2_GBps.value() * 1e9 / 132 / (c.boost_clock_MHz * 1e6);
-  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132), 8192 / per_cycle, 1e-9);
+  const std::vector<L2ShareRow> none_measured;
+  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 132, none_measured), 8192 / per_cycle, 1e-9);
   // Half the SMs: each gets twice the bandwidth.
-  EXPECT_NEAR(2 * convoy_transfer_cycles(8192, c, 66), convoy_transfer_cycles(8192, c, 132), 1e-9);
-  EXPECT_EQ(convoy_transfer_cycles(0, c, 132), 0);
+  EXPECT_NEAR(2 * convoy_transfer_cycles(8192, c, 66, 66, none_measured),
+              convoy_transfer_cycles(8192, c, 132, 132, none_measured), 1e-9);
+  EXPECT_EQ(convoy_transfer_cycles(0, c, 132, 132, none_measured), 0);
+  // Without a measured table fewer SMs reading change nothing (the full-load share).
+  EXPECT_DOUBLE_EQ(convoy_transfer_cycles(8192, c, 132, 4, none_measured),
+                   convoy_transfer_cycles(8192, c, 132, 132, none_measured));
   // The spec alone has no L2 bandwidth: no transfer.
   const Ceilings none = roofline_ceilings(h200());
   ASSERT_FALSE(none.l2_GBps.known());
-  EXPECT_EQ(convoy_transfer_cycles(8192, none, 132), 0);
+  EXPECT_EQ(convoy_transfer_cycles(8192, none, 132, 132, none_measured), 0);
   EXPECT_EQ(kernels::predict(h200(), input(kRung5)).latency.transfer_cycles, 0);
   // Prefetching kernels (rung 9) have no convoy transfer.
   EXPECT_EQ(kernels::predict(embedded_spec("h200-sxm"), input(kRung9)).latency.transfer_cycles, 0);
+}
+
+// With a measured table: its rate at the reading SMs, linear between its points, its ends beyond
+// them, never below the full-load share; all SMs reading: the full-load share.
+TEST(Predict, L2ShareFollowsTheMeasuredRatePerReadingSms) {
+  const Ceilings c = roofline_ceilings(embedded_spec("h200-sxm"));
+  const double full = c.l2_GBps.value() * 1e9 / 132 / (c.boost_clock_MHz * 1e6);
+  const std::vector<L2ShareRow> table{{1, 100}, {8, 66}, {33, 42}, {99, 20}};
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 1, table), 100);
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 0, table), 100);  // at least one SM
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 8, table), 66);
+  EXPECT_NEAR(l2_share_bytes_per_cycle(c, 132, 4, table), 100 - 3.0 / 7 * 34, 1e-12);
+  EXPECT_NEAR(l2_share_bytes_per_cycle(c, 132, 20, table), 66 - 12.0 / 25 * 24, 1e-12);
+  // 99 SMs measure 20, below the full-load share: the share.
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 99, table), full);
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 120, table), full);
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 132, table), full);
+  EXPECT_DOUBLE_EQ(l2_share_bytes_per_cycle(c, 132, 500, table), full);
+  EXPECT_NEAR(convoy_transfer_cycles(8192, c, 132, 8, table), 8192 / 66.0, 1e-9);
+}
+
+// A grid of fewer blocks than SMs takes the table's rate at its SMs; a spec without the table
+// says the figure was assumed (the full-load share).
+TEST(Predict, SmallGridsReadTheL2AtTheMeasuredRate) {
+  GpuSpec gpu = embedded_spec("h200-sxm");
+  const gemm::Problem small{256, 256, 4096};  // 4 blocks of 128x128
+  gpu.microarchitecture.l2_read_share.clear();
+  const Prediction without = kernels::predict(gpu, input(kRung5, small));
+  EXPECT_TRUE(without.latencies.is_assumed(AssumedFact::kL2ReadShare));
+  EXPECT_FALSE(kernels::predict(gpu, input(kRung5))
+                   .latencies.is_assumed(AssumedFact::kL2ReadShare));  // 4096^3 fills every SM
+  gpu.microarchitecture.l2_read_share = {{1, 100}, {8, 66}};
+  const Prediction with = kernels::predict(gpu, input(kRung5, small));
+  EXPECT_FALSE(with.latencies.is_assumed(AssumedFact::kL2ReadShare));
+  const double rate_at_4 = 100 - 3.0 / 7 * 34;
+  EXPECT_NEAR(with.latency.transfer_cycles,
+              tile_sectors(with.config, with.anatomy.k_tile) * 32 / rate_at_4, 1e-9);
+  EXPECT_LT(with.latency.transfer_cycles, without.latency.transfer_cycles);
+  EXPECT_GT(with.tflops, without.tflops);
 }
 
 // 0.5 * wavefronts * 128 B / (L1 bytes per cycle): half the round's L1 work.

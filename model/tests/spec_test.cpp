@@ -655,6 +655,39 @@ TEST(SpecMicroarchitecture, BadFactsNameTheField) {
   EXPECT_TRUE(RejectedWith(document, "microarchitecture.l2_bandwidth", "unknown field"));
 }
 
+// microarchitecture.l2_read_share: the L2 read rate per SM against the SMs reading, ascending,
+// one source for the table.
+TEST(SpecMicroarchitecture, L2ReadShareTable) {
+  json document = H200Document();
+  document["microarchitecture"]["l2_read_share"] = {{{"sms", 1}, {"bytes_per_cycle_per_sm", 105}},
+                                                    {{"sms", 8}, {"bytes_per_cycle_per_sm", 66.5}}};
+  document["sources"]["microarchitecture.l2_read_share"] = "card";
+  GpuSpec spec;
+  ASSERT_NO_THROW(spec = parse_spec(document.dump(2), kBadOrigin));
+  ASSERT_EQ(spec.microarchitecture.l2_read_share.size(), 2U);
+  EXPECT_EQ(spec.microarchitecture.l2_read_share[1].sms, 8);
+  EXPECT_DOUBLE_EQ(spec.microarchitecture.l2_read_share[1].bytes_per_cycle_per_sm, 66.5);
+  json bad = document;
+  bad["sources"].erase("microarchitecture.l2_read_share");
+  EXPECT_TRUE(RejectedWith(bad, "sources.microarchitecture.l2_read_share", "a source"));
+  bad = document;
+  bad["microarchitecture"]["l2_read_share"][1]["sms"] = 1;  // not ascending
+  EXPECT_TRUE(RejectedWith(bad, "microarchitecture.l2_read_share[1].sms", "2.."));
+  bad = document;
+  bad["microarchitecture"]["l2_read_share"][1]["sms"] = 500;  // more SMs than the GPU
+  EXPECT_TRUE(RejectedWith(bad, "microarchitecture.l2_read_share[1].sms", "..132"));
+  bad = document;
+  bad["microarchitecture"]["l2_read_share"][0]["bytes_per_cycle_per_sm"] = 0;
+  EXPECT_TRUE(RejectedWith(bad, "microarchitecture.l2_read_share[0].bytes_per_cycle_per_sm",
+                           "bytes per cycle"));
+  bad = document;
+  bad["microarchitecture"]["l2_read_share"][0]["rate"] = 1;
+  EXPECT_TRUE(RejectedWith(bad, "microarchitecture.l2_read_share[0].rate", "unknown field"));
+  bad = document;
+  bad["microarchitecture"]["l2_read_share"] = json::array();
+  EXPECT_TRUE(RejectedWith(bad, "microarchitecture.l2_read_share", "non-empty"));
+}
+
 TEST(SpecMalformed, MeasuredValueWithoutSource) {
   json document = H200Document();
   document["measured"] = {{"measurement_run", "run"}, {"ffma_TFLOPS", 60.25}};

@@ -302,6 +302,15 @@ void ceilings_section(std::ostringstream& md, const GpuReport& r) {
   const Latencies& l = r.latencies;
   const MicroarchitectureFacts& facts = r.gpu.microarchitecture;
   // measured > the spec's microarchitecture fact (with its source) > the generic assumption.
+  auto l2_share_text = [](const std::vector<L2ShareRow>& table) {
+    if (table.empty()) return std::string("–");
+    std::string text;
+    for (const L2ShareRow& row : table) {
+      text += (text.empty() ? "" : ", ") + std::to_string(row.sms) + " SMs " +
+              format("%.1f", row.bytes_per_cycle_per_sm);
+    }
+    return text + " bytes per cycle";
+  };
   auto fact_source = [&r](bool measured, const std::optional<double>& fact, const char* field,
                           const char* assumption) {
     if (measured) return std::string("measured");
@@ -339,6 +348,10 @@ void ceilings_section(std::ostringstream& md, const GpuReport& r) {
      << " |\n| the same, cp.async fallback (rung 10) | "
      << format("%.0f cycles", facts.fallback_stage_wait_cycles.value_or(0)) << " | "
      << fact_source(false, facts.fallback_stage_wait_cycles, "fallback_stage_wait_cycles", "0")
+     << " |\n| L2 read rate per SM with few SMs reading (a small grid's share) | "
+     << l2_share_text(facts.l2_read_share) << " | "
+     << fact_source(false, facts.l2_read_share.empty() ? std::nullopt : std::optional<double>(1.0),
+                    "l2_read_share", "every SM's share, as at full load")
      << " |\n\n";
   if (!r.microbenchmark_methods.empty()) {
     md << "How each was measured (the run's own words):\n\n";

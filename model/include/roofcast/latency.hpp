@@ -4,7 +4,9 @@
 // docs/model.md#issue-rate-with-w-warps-per-scheduler.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "roofcast/gemm.hpp"
 #include "roofcast/roofline.hpp"
@@ -26,8 +28,9 @@ enum class AssumedFact : int {
   kBulkCopyStageWait,
   kFallbackStageWait,
   kInstructionCache,
+  kL2ReadShare,
 };
-inline constexpr int kAssumedFactCount = 8;
+inline constexpr int kAssumedFactCount = 9;
 
 struct Latencies {
   double shared_memory_cycles = 0;
@@ -154,14 +157,23 @@ double global_wait_cycles(bool barrier_per_tile, double l1_hit_rate, double shar
 double slowest_load_latency_cycles(double hit_rate, double sectors, double l2_cycles,
                                    double dram_cycles);
 
+/// L2 bytes per SM cycle each of `reading_sms` SMs receives when they read at once: the full-load
+/// share l2_GBps * 1e9 / sm_count / (boost_clock_MHz * 1e6) (H200: the measured l2_read 7501.5
+/// GB/s over 132 SMs at 1980 MHz = 28.7 bytes per cycle), or, with fewer SMs reading and a
+/// measured table (MicroarchitectureFacts::l2_read_share), the table's rate at reading_sms
+/// (linear between its points, its first or last point beyond them), never below the full-load
+/// share; 0 without an L2 ceiling. reading_sms is clamped to 1..sm_count.
+double l2_share_bytes_per_cycle(const Ceilings& ceilings, int sm_count, std::int64_t reading_sms,
+                                const std::vector<L2ShareRow>& table);
+
 /// Cycles the SM's share of the L2 bandwidth needs to deliver `bytes`:
-///   bytes / (l2_GBps * 1e9 / sm_count / (boost_clock_MHz * 1e6))
-/// (H200: the measured l2_read 7501.5 GB/s over 132 SMs at 1980 MHz = 28.7 bytes per cycle);
+///   bytes / l2_share_bytes_per_cycle(ceilings, sm_count, reading_sms, table);
 /// 0 without an L2 ceiling. Blocks without prefetch (rungs 2-7) wait for the last sector of
 /// their K tile: the exposed wait of their convoy round is the slowest sector's latency plus
 /// this transfer of one block's tile (tile_sectors * 32 bytes). Motivated by Nsight Compute on
 /// the training cases r05-vec and r06-bank 128x128x8 t8x8 at 4096^3, see docs/model.md#convoys.
-double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count);
+double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_count,
+                              std::int64_t reading_sms, const std::vector<L2ShareRow>& table);
 
 /// Cycles per K tile a block's warps wait for shared-memory fragment reads that are not hoisted
 /// above the previous FFMAs (rung 4: fragment_round_trips = BK / 2 steps of its k loop, each

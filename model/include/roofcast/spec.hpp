@@ -106,6 +106,13 @@ struct MeasuredCeilings {
 /// that architecture). Every one is optional: a datasheet-only spec still predicts, and the model
 /// then takes the generic assumption that latency.hpp names and says so in the prediction's
 /// notes. A measured block's figure, where present, wins over these.
+/// One point of the L2 read rate per SM against the SMs reading at once (one block per SM).
+struct L2ShareRow {
+  int sms = 0;                        // SMs reading at once
+  double bytes_per_cycle_per_sm = 0;  // L2 read bytes per SM cycle each of them receives
+  bool operator==(const L2ShareRow&) const = default;
+};
+
 struct MicroarchitectureFacts {
   std::optional<double> ffma_latency_cycles;           // dependent FFMA issue to use
   std::optional<double> shared_memory_latency_cycles;  // LDS hit
@@ -124,6 +131,10 @@ struct MicroarchitectureFacts {
   std::optional<double> bulk_copy_stage_wait_cycles;
   /// The same with the guarded 4-byte cp.async fallback of unaligned rows (rung 10).
   std::optional<double> fallback_stage_wait_cycles;
+  /// The L2 read rate each SM receives when k SMs read at once, measured at a few k (ascending,
+  /// 1..sm_count): what a grid smaller than the GPU gets (l2_share_bytes_per_cycle in
+  /// latency.hpp). Empty: every SM's share of the L2 bandwidth, as at full load.
+  std::vector<L2ShareRow> l2_read_share;
   bool operator==(const MicroarchitectureFacts&) const = default;
 };
 
