@@ -149,27 +149,34 @@ PeakTflops read_peaks(ObjectReader peaks) {
   return out;
 }
 
+/// Calls read(entry) for each object of the non-empty array `key` of `parent`, each entry's
+/// reader at "key[i]"; the table has one source, so the array's path is recorded once among the
+/// sourced numbers and its entries' numbers are not.
+template <class Read>
+void for_each_table_entry(ObjectReader& parent, std::string_view key, Read read) {
+  const json& table = parent.non_empty_array(key);
+  json_input::ReaderOptions options = parent.options();
+  if (options.number_paths != nullptr) options.number_paths->push_back(parent.where(key));
+  options.number_paths = nullptr;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    ObjectReader entry(table[i], parent.where(key) + "[" + std::to_string(i) + "]", options);
+    read(entry);
+  }
+}
+
 /// microarchitecture.l2_read_share: [{"sms", "bytes_per_cycle_per_sm"}, ...], sms strictly
 /// ascending within 1..sm_count; one source for the whole table.
 std::vector<L2ShareRow> read_l2_read_share(ObjectReader& facts, int sm_count) {
   std::vector<L2ShareRow> out;
   if (!facts.has("l2_read_share")) return out;
-  const json& table = facts.non_empty_array("l2_read_share");
-  json_input::ReaderOptions options = facts.options();
-  if (options.number_paths != nullptr) {
-    options.number_paths->push_back(facts.where("l2_read_share"));
-  }
-  options.number_paths = nullptr;  // the table's source covers its entries
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    ObjectReader entry(table[i], facts.where("l2_read_share") + "[" + std::to_string(i) + "]",
-                       options);
+  for_each_table_entry(facts, "l2_read_share", [&](ObjectReader& entry) {
     L2ShareRow row;
     row.sms = entry.int32_in("sms", out.empty() ? 1 : out.back().sms + 1, sm_count);
     row.bytes_per_cycle_per_sm =
         entry.number_in("bytes_per_cycle_per_sm", 0.01, 4096, "bytes per cycle");
     entry.reject_unknown_keys();
     out.push_back(row);
-  }
+  });
   return out;
 }
 
@@ -201,15 +208,7 @@ MicroarchitectureFacts read_microarchitecture(ObjectReader facts, int sm_count) 
 std::vector<ClusterResidency> read_cluster_residency(ObjectReader& measured, int sm_count) {
   std::vector<ClusterResidency> out;
   if (!measured.has("max_active_clusters")) return out;
-  const json& table = measured.non_empty_array("max_active_clusters");
-  json_input::ReaderOptions options = measured.options();
-  if (options.number_paths != nullptr) {
-    options.number_paths->push_back(measured.where("max_active_clusters"));
-  }
-  options.number_paths = nullptr;  // the table's source covers its entries
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    ObjectReader entry(
-        table[i], measured.where("max_active_clusters") + "[" + std::to_string(i) + "]", options);
+  for_each_table_entry(measured, "max_active_clusters", [&](ObjectReader& entry) {
     ClusterResidency r;
     r.cluster = entry.int32_in("cluster", 2, 16);
     r.blocks_per_sm = entry.int32_in("blocks_per_sm", 1, 64);
@@ -221,7 +220,7 @@ std::vector<ClusterResidency> read_cluster_residency(ObjectReader& measured, int
       }
     }
     out.push_back(r);
-  }
+  });
   return out;
 }
 
