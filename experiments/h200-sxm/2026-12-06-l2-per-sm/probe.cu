@@ -1,8 +1,11 @@
-// L2 read bandwidth with k SMs active: one block of kThreads threads per SM (the blocks' %smid
-// are read back and must be distinct), each thread streaming float4 loads with ld.global.cg
-// (L1 bypassed) from a buffer resident in L2, kIlp (2, 4, 8, 16) loads in flight per thread. Per k: bytes read
-// over the median of 7 event-timed runs after a warm-up run, and bytes per SM cycle at the clock
-// the kernel measured (clock64 cycles over %globaltimer nanoseconds of block 0).
+// L2 read and write bandwidth with k SMs active: one block of kThreads threads per SM (the
+// blocks' %smid are read back and must be distinct). Reads: each thread streams float4 loads with
+// ld.global.cg (L1 bypassed) from a buffer resident in L2, kIlp (2, 4, 8, 16) loads in flight per
+// thread. Writes (since 2026-12-07): each thread stores to the same L2-resident buffer, either
+// float4 (st.global, 16 bytes a thread) or one float (4 bytes a thread: 128 bytes a warp, as a
+// spill's local store), plain stores that write through L1 to L2. Per k: bytes over the median of
+// 7 event-timed runs after a warm-up run, and bytes per SM cycle at the clock the kernel measured
+// (clock64 cycles over %globaltimer nanoseconds of block 0).
 // Usage: probe OUT.json
 #include <cuda_runtime.h>
 
@@ -67,6 +70,35 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Writes: kWidth floats per thread per store (1 or 4), kIlp stores per loop trip.
+template <int kWidth>
+__global__ void __launch_bounds__(kThreads)
+    write_l2(float* __restrict__ dst, std::int64_t n_floats, int passes, unsigned* sm_of_block,
+             long long* cycles_ns) {
+  const long long c0 = clock64();
+  const unsigned long long t0 = global_ns();
+  const std::int64_t n = n_floats / kWidth;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (int pass = 0; pass < passes; ++pass) {
+    for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+         i += stride) {
+      const float v = static_cast<float>(pass);
+      if constexpr (kWidth == 4) {
+        reinterpret_cast<float4*>(dst)[i] = make_float4(v, v, v, v);
+      } else {
+        dst[i] = v;
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    sm_of_block[blockIdx.x] = smid();
+    if (blockIdx.x == 0) {
+      cycles_ns[0] = clock64() - c0;
+      cycles_ns[1] = static_cast<long long>(global_ns() - t0);
+    }
+  }
+}
+
 __global__ void fill(float* p, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
@@ -74,14 +106,16 @@ __global__ void fill(float* p, std::int64_t n) {
 }
 
 struct Row {
+  const char* mode = "read";  // read, write_float4, write_float
   int sms = 0, ilp = 0;
   double GBps = 0, clock_MHz = 0, bytes_per_cycle_per_sm = 0, median_ms = 0;
   bool distinct = false;
 };
 
-template <int kIlp>
-Row measure(int sms, const float4* buf, std::int64_t n, float* sink, unsigned* sm_of_block,
-            long long* cycles_ns) {
+// Times launch(sms, passes) as described at the top; `bytes_per_pass` is what one pass moves.
+template <typename Launch>
+Row measure(const char* mode, int ilp, int sms, double bytes_per_pass, unsigned* sm_of_block,
+            long long* cycles_ns, Launch launch) {
   // About 600 passes over the 8 MiB buffer with every SM active, fewer with fewer (at least 20).
   const int passes = std::max(20, 600 * sms / 132);
   std::vector<float> ms;
@@ -90,7 +124,7 @@ Row measure(int sms, const float4* buf, std::int64_t n, float* sink, unsigned* s
   CHECK(cudaEventCreate(&b));
   for (int run = 0; run < 8; ++run) {
     CHECK(cudaEventRecord(a));
-    read_l2<kIlp><<<sms, kThreads>>>(buf, n, passes, sink, sm_of_block, cycles_ns);
+    launch(sms, passes);
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     CHECK(cudaGetLastError());
@@ -100,10 +134,11 @@ Row measure(int sms, const float4* buf, std::int64_t n, float* sink, unsigned* s
   }
   std::sort(ms.begin(), ms.end());
   Row r;
+  r.mode = mode;
   r.sms = sms;
-  r.ilp = kIlp;
+  r.ilp = ilp;
   r.median_ms = ms[ms.size() / 2];
-  const double bytes = static_cast<double>(passes) * static_cast<double>(n) * 16.0;
+  const double bytes = static_cast<double>(passes) * bytes_per_pass;
   r.GBps = bytes / (r.median_ms * 1e-3) / 1e9;
   long long cn[2];
   CHECK(cudaMemcpy(cn, cycles_ns, sizeof cn, cudaMemcpyDeviceToHost));
@@ -115,9 +150,30 @@ Row measure(int sms, const float4* buf, std::int64_t n, float* sink, unsigned* s
   return r;
 }
 
+template <int kIlp>
+Row measure_read(int sms, const float4* buf, std::int64_t n, float* sink, unsigned* sm_of_block,
+                 long long* cycles_ns) {
+  return measure("read", kIlp, sms, static_cast<double>(n) * 16.0, sm_of_block, cycles_ns,
+                 [&](int blocks, int passes) {
+                   read_l2<kIlp><<<blocks, kThreads>>>(buf, n, passes, sink, sm_of_block,
+                                                       cycles_ns);
+                 });
+}
+
+template <int kWidth>
+Row measure_write(int sms, float* buf, std::int64_t n_floats, unsigned* sm_of_block,
+                  long long* cycles_ns) {
+  return measure(kWidth == 4 ? "write_float4" : "write_float", 1, sms,
+                 static_cast<double>(n_floats) * 4.0, sm_of_block, cycles_ns,
+                 [&](int blocks, int passes) {
+                   write_l2<kWidth><<<blocks, kThreads>>>(buf, n_floats, passes, sm_of_block,
+                                                          cycles_ns);
+                 });
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUT.json\n", argv[0]);
+  if (argc < 2 || argc > 3) {
+    std::fprintf(stderr, "usage: %s OUT.json [ilp-sweep]\n", argv[0]);
     return 2;
   }
   cudaDeviceProp prop{};
@@ -137,43 +193,51 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceSynchronize());
   std::vector<Row> rows;
   const int sm_count = prop.multiProcessorCount;
-  std::vector<int> counts{1, 2, 4, 8, 16, 24, 33, 48, 66, 99, sm_count};
+  std::vector<int> counts{1, 2, 4, 8, 16, 24, 33, 48, 64, 66, 99, 114, sm_count};
   auto print = [](const Row& r) {
-    std::printf("sms %3d ilp %2d: %9.1f GB/s  %6.1f B/cycle/SM at %6.0f MHz  distinct %d\n",
-                r.sms, r.ilp, r.GBps, r.bytes_per_cycle_per_sm, r.clock_MHz, r.distinct);
+    std::printf("%-12s sms %3d ilp %2d: %9.1f GB/s  %6.1f B/cycle/SM at %6.0f MHz  distinct %d\n",
+                r.mode, r.sms, r.ilp, r.GBps, r.bytes_per_cycle_per_sm, r.clock_MHz, r.distinct);
+    std::fflush(stdout);
   };
+  const bool ilp_sweep = argc > 2 && std::string(argv[2]) == "ilp-sweep";
   for (int sms : counts) {
-    rows.push_back(measure<4>(sms, buf, n, sink, sm_of_block, cycles_ns));
+    rows.push_back(measure_read<8>(sms, buf, n, sink, sm_of_block, cycles_ns));
+    print(rows.back());
+    rows.push_back(measure_write<4>(sms, reinterpret_cast<float*>(buf), n * 4, sm_of_block,
+                                    cycles_ns));
+    print(rows.back());
+    rows.push_back(measure_write<1>(sms, reinterpret_cast<float*>(buf), n * 4, sm_of_block,
+                                    cycles_ns));
     print(rows.back());
   }
-  for (int sms : counts) {
-    rows.push_back(measure<8>(sms, buf, n, sink, sm_of_block, cycles_ns));
-    print(rows.back());
-  }
-  for (int sms : counts) {
-    rows.push_back(measure<16>(sms, buf, n, sink, sm_of_block, cycles_ns));
-    print(rows.back());
-  }
-  for (int sms : {1, 8, sm_count}) {
-    rows.push_back(measure<2>(sms, buf, n, sink, sm_of_block, cycles_ns));
-    print(rows.back());
+  if (ilp_sweep) {
+    for (int sms : counts) {
+      rows.push_back(measure_read<4>(sms, buf, n, sink, sm_of_block, cycles_ns));
+      print(rows.back());
+      rows.push_back(measure_read<16>(sms, buf, n, sink, sm_of_block, cycles_ns));
+      print(rows.back());
+    }
+    for (int sms : {1, 8, sm_count}) {
+      rows.push_back(measure_read<2>(sms, buf, n, sink, sm_of_block, cycles_ns));
+      print(rows.back());
+    }
   }
   FILE* f = std::fopen(argv[1], "w");
   if (!f) {
     std::perror(argv[1]);
     return 1;
   }
-  std::fprintf(f, "{\n  \"kind\": \"l2_read_per_sm\",\n  \"device\": \"%s\",\n  \"sm_count\": %d,\n",
+  std::fprintf(f, "{\n  \"kind\": \"l2_read_write_per_sm\",\n  \"device\": \"%s\",\n  \"sm_count\": %d,\n",
                prop.name, sm_count);
   std::fprintf(f, "  \"buffer_bytes\": %lld,\n  \"threads_per_block\": %d,\n  \"rows\": [\n",
                static_cast<long long>(bytes), kThreads);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::fprintf(f,
-                 "    {\"sms\": %d, \"loads_in_flight_per_thread\": %d, \"GBps\": %.1f, "
+                 "    {\"mode\": \"%s\", \"sms\": %d, \"loads_in_flight_per_thread\": %d, \"GBps\": %.1f, "
                  "\"median_ms\": %.4f, \"clock_MHz\": %.1f, \"bytes_per_cycle_per_sm\": %.2f, "
                  "\"blocks_on_distinct_sms\": %s}%s\n",
-                 r.sms, r.ilp, r.GBps, r.median_ms, r.clock_MHz, r.bytes_per_cycle_per_sm,
+                 r.mode, r.sms, r.ilp, r.GBps, r.median_ms, r.clock_MHz, r.bytes_per_cycle_per_sm,
                  r.distinct ? "true" : "false", i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(f, "  ]\n}\n");
