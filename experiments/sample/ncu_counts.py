@@ -115,3 +115,46 @@ for rung, items in sorted(fits.items()):
     before = sum(abs(m / x - 1) for _, _, m, x in items) / len(items)
     print(f'rung {rung:2d}: {len(items):3d} configs  {{' + ', '.join(f'{v:.2f}' for v in coef + [0] * (3 - len(coef))) +
           f'}}  without it {100 * before:.1f}%, with it (leave-one-out) {100 * sum(loo) / len(loo):.2f}%')
+
+
+# The spill count law (model/include/roofcast/registers.hpp, spill_accesses), fitted on the
+# training configs' local loads and stores per warp per K tile at 2048^3. A config reloads its
+# accumulators inside the K loop when accumulators + one k's fragments exceed its registers
+# (accumulators_spill); then log(loads) = log(scale) + a log(w) + b log(accumulators) + c log(BK)
+# by least squares, and stores / loads as sum over sum; otherwise loads and stores per spilled
+# word as sum over sum. The L1 miss share of local loads (the spec's
+# microarchitecture.local_load_l1_miss_share) is weighted by loads over the accumulator configs'
+# cases at all three shapes.
+print('\nspill count law (training configs at 2048^3): local accesses per warp per K tile')
+heavy, partial, misses = [], [], [0.0, 0.0]
+for c in cases:
+    k = kernels[c['kernel']]
+    if k['local_bytes'] <= 0:
+        continue
+    cfg = k['config']
+    p = predict(k, c)
+    n = c['ncu']
+    warps = c['grid_blocks'] * math.ceil(k['threads_per_block'] / 32)
+    tiles = p['tile_waste']['k_tiles']
+    loads = n['local_load_instructions'] / warps / tiles
+    stores = n['local_store_instructions'] / warps / tiles
+    words = k['local_bytes'] / 4
+    accumulators = cfg['tm'] * cfg['tn']
+    reloads_accumulators = accumulators + cfg['tm'] + cfg['tn'] > k['registers_per_thread']
+    if reloads_accumulators and n['local_load_sectors'] > 0:
+        misses[0] += loads * (1 - n['local_load_hit_sectors'] / n['local_load_sectors'])
+        misses[1] += loads
+    if (c['m'], c['n'], c['k']) != (2048, 2048, 2048):
+        continue
+    (heavy if reloads_accumulators else partial).append((words, accumulators, cfg['bk'], loads, stores))
+coef = solve([[1, math.log(w), math.log(a), math.log(b)] for w, a, b, _, _ in heavy],
+             [math.log(ld) for _, _, _, ld, _ in heavy])
+law = [math.exp(coef[0]) * w ** coef[1] * a ** coef[2] * b ** coef[3] for w, a, b, _, _ in heavy]
+error = sum(abs(x / ld - 1) for x, (_, _, _, ld, _) in zip(law, heavy)) / len(heavy)
+print(f'accumulators reloaded ({len(heavy)} configs): loads = {math.exp(coef[0]):.3f} w^{coef[1]:.3f}'
+      f' acc^{coef[2]:.3f} BK^{coef[3]:.3f} (mean |error| {100 * error:.1f}%), stores / loads'
+      f' {sum(h[4] for h in heavy) / sum(h[3] for h in heavy):.3f}')
+words = sum(p[0] for p in partial)
+print(f'other spills ({len(partial)} configs): loads per word {sum(p[3] for p in partial) / words:.3f},'
+      f' stores per word {sum(p[4] for p in partial) / words:.3f}')
+print(f'L1 miss share of the accumulator configs\' local loads (three shapes): {misses[0] / misses[1]:.3f}')

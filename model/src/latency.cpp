@@ -63,6 +63,8 @@ std::string_view to_string(AssumedFact fact) {
       return "microarchitecture.instruction_cache_bytes";
     case AssumedFact::kL2ReadShare:
       return "microarchitecture.l2_read_share";
+    case AssumedFact::kLocalLoadL1MissShare:
+      return "microarchitecture.local_load_l1_miss_share";
   }
   return "unknown";
 }
@@ -179,6 +181,10 @@ double expected_later_cycles(double fixed_cycles, double mean_latency_cycles) {
   return fixed_cycles + mean_latency_cycles * std::exp(-fixed_cycles / mean_latency_cycles);
 }
 
+double spill_reload_stall_cycles(double reloads, double instructions, double l1_hit_cycles) {
+  return reloads > 0 && instructions > 0 ? reloads * l1_hit_cycles / instructions : 0.0;
+}
+
 double warp_issue_cycles(double ffma, double instructions, double ffma_cycles, double issue_rate) {
   return std::max(ffma * ffma_cycles, instructions) / issue_rate;
 }
@@ -201,8 +207,16 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
       a.ffma, a.instructions() + spill.accesses_per_tile, ffma_cycles, issue_rate);
   m.l1_wavefronts_per_warp_tile = a.l1_wavefronts() + spill.accesses_per_tile;
   m.epilogue_instructions = warp_issue_cycles(0, a.epilogue_instructions, 1, issue_rate);
-  m.own_stall_cycles = warp_own_stall_cycles(a, gpu.microarchitecture, spill.accesses_per_tile);
   const Latencies& lat = p.latencies;
+  m.own_stall_cycles = warp_own_stall_cycles(a, gpu.microarchitecture, spill.accesses_per_tile);
+  // A reloaded spill feeds the next FFMA: the warp waits the L1 hit latency for each reload,
+  // unless its k steps already wait for their fragment reads (fragment_round_trips > 1: the
+  // reloads issue beside those reads and wait with them).
+  if (a.fragment_round_trips <= 1) {
+    m.own_stall_cycles += spill_reload_stall_cycles(spill.load_accesses_per_tile,
+                                                    a.instructions() + spill.accesses_per_tile,
+                                                    lat.shared_memory_cycles);
+  }
   const double hit = p.l2.hit_rate;
   const double l1_hit = p.traffic.l1_hit_rate();
   // The wait ends when the slowest load of the group arrives: the block's whole tile behind a

@@ -40,8 +40,8 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
   const double share = wave_blocks / m.grid;
   t[TimeTerm::kL2] = m.l2_Bps > 0 ? m.l2_bytes * share / m.l2_Bps : 0.0;
   t[TimeTerm::kDram] = m.dram_Bps > 0 ? m.dram_bytes * share / m.dram_Bps : 0.0;
-  const double spill_Bps = m.l2_Bps > 0 ? m.l2_Bps : m.dram_Bps;
-  t[TimeTerm::kSpill] = spill_Bps > 0 ? m.spill_bytes * share / spill_Bps : 0.0;
+  t[TimeTerm::kSpill] =
+      m.l2_Bps_per_sm > 0 ? blocks_per_sm * m.spill_bytes_per_block / m.l2_Bps_per_sm : 0.0;
   return t;
 }
 
@@ -126,9 +126,12 @@ void add_throughputs(const GpuSpec& gpu, const Prediction& p, WaveModel& m) {
   m.grid = static_cast<double>(p.waste.grid_blocks());
   m.l2_bytes = p.traffic.l2_bytes();
   m.dram_bytes = p.dram_bytes;
-  m.spill_bytes = spill.l2_bytes;
+  m.spill_bytes_per_block = m.grid > 0 ? spill.l2_bytes / m.grid : 0.0;
   m.l2_Bps = p.ceilings.l2_GBps.known() ? p.ceilings.l2_GBps.value() * kGiga : 0.0;
   m.dram_Bps = p.ceilings.dram_GBps.known() ? p.ceilings.dram_GBps.value() * kGiga : 0.0;
+  // Spills go through the SM's share of the L2 (DRAM's when the spec has no L2 ceiling).
+  const double spill_Bps = m.l2_Bps > 0 ? m.l2_Bps : m.dram_Bps;
+  m.l2_Bps_per_sm = spill_Bps / gpu.chip.sm_count;
 }
 
 /// The terms of the full waves and the last wave, composed under the calibration.

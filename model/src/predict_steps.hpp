@@ -47,7 +47,10 @@ struct WaveModel {
   double grid = 0;
   double l2_bytes = 0;
   double dram_bytes = 0;
-  double spill_bytes = 0;
+  /// Local bytes one block moves to or from L2 over its K loop, through its SM's share of the L2
+  /// bandwidth (l2_Bps / SMs): the wave's spill term is per SM.
+  double spill_bytes_per_block = 0;
+  double l2_Bps_per_sm = 0;
   double l2_Bps = 0;
   double dram_Bps = 0;
 };

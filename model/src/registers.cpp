@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "predict_steps.hpp"
 
@@ -99,13 +100,16 @@ bool accumulators_spill(const KernelAnatomy& a, int registers_per_thread,
          a.outputs_per_thread + a.a_fragment + a.b_fragment > registers_per_thread;
 }
 
-double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulators_spilled) {
-  return 2 * spilled_words * (accumulators_spilled ? std::max(1, k_tile) : 1);
-}
-
-double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left) {
-  if (!(local_bytes_per_sm > 0)) return 0.0;
-  return std::clamp(1 - std::max(0.0, l1_bytes_left) / local_bytes_per_sm, 0.0, 1.0);
+SpillAccesses spill_accesses(double spilled_words, int k_tile, int accumulators,
+                             bool accumulators_spilled) {
+  if (!(spilled_words > 0)) return {};
+  if (!accumulators_spilled) {
+    return {kSpillPartialLoadsPerWord * spilled_words, kSpillPartialStoresPerWord * spilled_words};
+  }
+  const double loads = kSpillReloadScale * std::pow(spilled_words, kSpillReloadWordsExponent) *
+                       std::pow(std::max(1, accumulators), kSpillReloadAccumulatorExponent) *
+                       std::pow(std::max(1, k_tile), kSpillReloadKTileExponent);
+  return {loads, kSpillStoresPerReload * loads};
 }
 
 namespace detail {
@@ -134,25 +138,26 @@ void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction&
 }
 
 void add_spill_traffic(const GpuSpec& gpu, const PredictInput& input, Prediction& p) {
+  (void)input;
   const KernelAnatomy& a = p.anatomy;
   SpillEstimate& spill = p.spill;
-  // Spilled registers: a store and a reload per K tile each, or per k when the accumulators
-  // themselves do not fit (spill_accesses_per_tile); L1 serves them unless the SM's local
-  // footprint exceeds what shared memory leaves of L1 (spill_l2_fraction).
+  // Local accesses by the count law (spill_accesses). Stores write through L1 to L2; the loads
+  // that miss L1 (the spec's share) are read from L2.
   const double spilled_words = spill.bytes_per_thread / kFloatBytes;
   spill.accumulators_spilled =
       accumulators_spill(a, p.registers_per_thread, spill.bytes_per_thread);
-  spill.accesses_per_tile =
-      spill_accesses_per_tile(spilled_words, a.k_tile, spill.accumulators_spilled);
-  spill.l2_fraction = spill_l2_fraction(
-      spill.bytes_per_thread * p.config.threads * p.occupancy.blocks_per_sm,
-      static_cast<double>(gpu.sm.shared_memory_per_sm_bytes) -
-          static_cast<double>(p.occupancy.blocks_per_sm) *
-              (input.shared_memory_bytes + gpu.sm.reserved_shared_memory_per_block_bytes));
+  const SpillAccesses accesses =
+      spill_accesses(spilled_words, a.k_tile, a.outputs_per_thread, spill.accumulators_spilled);
+  spill.load_accesses_per_tile = accesses.loads;
+  spill.store_accesses_per_tile = accesses.stores;
+  spill.accesses_per_tile = accesses.loads + accesses.stores;
+  const std::optional<double>& miss_share = gpu.microarchitecture.local_load_l1_miss_share;
+  if (spilled_words > 0 && !miss_share) p.latencies.assume(AssumedFact::kLocalLoadL1MissShare);
+  spill.l2_fraction = spilled_words > 0 ? miss_share.value_or(kAssumedLocalLoadL1MissShare) : 0.0;
   const double block_tiles =
       static_cast<double>(p.waste.grid_blocks()) * static_cast<double>(p.waste.k_tiles);
-  spill.l2_bytes =
-      spill.l2_fraction * spill.accesses_per_tile * kFloatBytes * p.config.threads * block_tiles;
+  spill.l2_bytes = (accesses.stores + spill.l2_fraction * accesses.loads) * kFloatBytes *
+                   p.config.threads * block_tiles;
 }
 
 }  // namespace detail

@@ -194,6 +194,7 @@ MicroarchitectureFacts read_microarchitecture(ObjectReader facts, int sm_count) 
       facts.optional_number_in("instruction_cache_bytes", 1024, 16.0 * 1024 * 1024, "bytes");
   out.instruction_fetch_stall_cycles =
       facts.optional_number_in("instruction_fetch_stall_cycles", 0, 64);
+  out.local_load_l1_miss_share = facts.optional_number_in("local_load_l1_miss_share", 0, 1);
   out.bulk_copy_stage_wait_cycles =
       facts.optional_number_in("bulk_copy_stage_wait_cycles", 0, kMaxCycles);
   out.fallback_stage_wait_cycles =

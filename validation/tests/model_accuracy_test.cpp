@@ -11,6 +11,7 @@
 #include <map>
 
 #include "roofcast/calibration.hpp"
+#include "roofcast/kernels/anatomy.hpp"
 #include "roofcast/kernels/registry.hpp"
 #include "roofcast/kernels/sample.hpp"
 #include "roofcast/tune/sample.hpp"
@@ -162,13 +163,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // / 6.8; a Nelder-Mead polish of the fit on the training MAPE (the reweighting stopped short of
   // its minimum) 14.2 / 15.7 / 15.7 (22.3) / 8.0 (the ladder set's held-out cases, 106 of them,
   // moved the other way); a prefetching block's K tile as the expected later of its compute and
-  // its loads (expected_later_cycles) 13.8 / 15.5 / 15.6 (22.1) / 8.5. Guards at the level
+  // its loads (expected_later_cycles) 13.8 / 15.5 / 15.6 (22.1) / 8.5; spills by Nsight
+  // Compute's count law, their stores and missed reloads through the SM's L2 share and an L1
+  // hit per reload (docs/model.md#spills) 13.2 / 15.3 / 15.6 (17.9) / 9.1. Guards at the level
   // reached:
-  EXPECT_LE(a.training.mape_percent, 13.85);
-  EXPECT_LE(a.held_out.mape_percent, 15.55);
-  EXPECT_LE(a.held_out_both.mape_percent, 15.6);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 22.15);
-  EXPECT_LE(ladder_mape, 8.6);
+  EXPECT_LE(a.training.mape_percent, 13.25);
+  EXPECT_LE(a.held_out.mape_percent, 15.3);
+  EXPECT_LE(a.held_out_both.mape_percent, 15.65);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 17.9);
+  EXPECT_LE(ladder_mape, 9.1);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -196,6 +199,57 @@ TEST(ModelAccuracyH200, RegisterEstimateAgainstPtxasOnHeldOutConfigs) {
   EXPECT_GE(r.held_out.spills_correct, 0.94);
 }
 
+// The spill count law (registers.hpp, spill_accesses) against Nsight Compute's local load and
+// store instructions of every spilling config of the local-memory subset at 2048^3 (run
+// ce3a6ad): which configs reload their accumulators inside the K loop, and how often. Fitted
+// on the training configs (8.8% mean error of the loads); the held-out configs are reported.
+TEST(ModelAccuracyH200, SpillCountLawAgreesWithNsightCompute) {
+  const LadderMeasurement m =
+      load_ladder_measurement(std::filesystem::path(ROOFCAST_MEASUREMENTS_DIR) / "h200-sxm" /
+                              "sample" / "sgemm-sample-ncu-local.json");
+  std::map<std::string, const MeasuredKernel*> kernels;
+  for (const MeasuredKernel& k : m.kernels) kernels[k.id] = &k;
+  const GpuSpec gpu = embedded_spec("h200-sxm");
+  double error_sum[2] = {0, 0};
+  int heavy[2] = {0, 0};
+  int classified_right = 0;
+  int configs = 0;
+  for (const MeasuredCase& c : m.cases) {
+    if (!c.ncu || c.problem.m != 2048 || c.problem.n != 2048 || c.problem.k != 2048) continue;
+    const auto found = kernels.find(c.kernel);
+    if (found == kernels.end() || found->second->local_bytes <= 0) continue;
+    const MeasuredKernel& k = *found->second;
+    ASSERT_TRUE(c.ncu->local_load_instructions && c.ncu->local_store_instructions && c.grid_blocks);
+    const Prediction p = kernels::predict(gpu, predict_input(k, c, L2Model::kRoofcast));
+    const double warp_tiles = static_cast<double>(*c.grid_blocks) * (k.threads_per_block / 32) *
+                              static_cast<double>(p.waste.k_tiles);
+    const double loads = *c.ncu->local_load_instructions / warp_tiles;
+    const double stores = *c.ncu->local_store_instructions / warp_tiles;
+    // Measured: accumulators reloaded in the loop store about as often as they load.
+    const bool measured_heavy = stores > 0.3 * loads && stores > 20;
+    ++configs;
+    classified_right += measured_heavy == p.spill.accumulators_spilled;
+    if (!measured_heavy) continue;
+    const int held = tune::config_held_out(k.config) ? 1 : 0;
+    ++heavy[held];
+    error_sum[held] += std::fabs(p.spill.load_accesses_per_tile / loads - 1);
+    EXPECT_NEAR(p.spill.store_accesses_per_tile / p.spill.load_accesses_per_tile, stores / loads,
+                0.15)
+        << k.id;
+  }
+  std::printf(
+      "spill count law: %d of %d configs classified right; loads mean |error| %.1f%% "
+      "(%d training configs), %.1f%% (%d held-out)\n",
+      classified_right, configs, 100 * error_sum[0] / std::max(1, heavy[0]), heavy[0],
+      100 * error_sum[1] / std::max(1, heavy[1]), heavy[1]);
+  ASSERT_GE(configs, 40);
+  ASSERT_GE(heavy[0], 10);
+  ASSERT_GE(heavy[1], 8);
+  EXPECT_EQ(classified_right, configs);
+  EXPECT_LE(error_sum[0] / heavy[0], 0.10);
+  EXPECT_LE(error_sum[1] / heavy[1], 0.20);
+}
+
 TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
   EXPECT_TRUE(comparable_hit_rate(0));
   EXPECT_TRUE(comparable_hit_rate(100));
@@ -220,7 +274,7 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
 }
 
 // Issue 15: configs measured more than 2% apart must not be predicted as exact ties. Not met:
-// at the held-out sample shapes 227 pairs are tied, 126 of them measured apart (the sample's
+// at the held-out sample shapes 235 pairs are tied, 132 of them measured apart (the sample's
 // warp shapes, stage counts and padded against swizzled layouts whose every term is equal).
 // The counts themselves: a tied pair has equal predicted times, and is measured apart when its
 // rates differ by more than kTieMeasuredApart.
@@ -259,7 +313,7 @@ TEST(ModelAccuracyH200, ExactTiesOfConfigsMeasuredApart) {
   }
   std::printf("  held-out sample shapes: %d tied pairs, %d measured more than 2%% apart\n", tied,
               apart);
-  EXPECT_LE(apart, 126);  // guard at the level reached; the goal is 0
+  EXPECT_LE(apart, 132);  // guard at the level reached; the goal is 0
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
@@ -275,7 +329,7 @@ TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
     const std::string shape = std::to_string(s.problem.m) + "x" + std::to_string(s.problem.n) +
                               "x" + std::to_string(s.problem.k);
     EXPECT_GE(s.spearman, 0.9) << shape;    // issue 4's bar (met: 0.971 and 0.969)
-    EXPECT_GE(s.spearman, 0.965) << shape;  // guard at the level reached
+    EXPECT_GE(s.spearman, 0.962) << shape;  // guard at the level reached
     // Issue 4's bar for the top-1 config is 95% of the measured best. Met at 256x4096x4096
     // (100%); at 4096^3 it was met (96.1%) with the calibration of the ladder split and is not
     // with the one fitted on the sample's training cases (90.3%: r08-dbuf-128x256x8 first,

@@ -1009,6 +1009,10 @@ json predict_json(const PredictReport& report) {
                   {"registers_allocated", p.spill.registers_allocated},
                   {"spilled_registers", p.spill.spilled_registers},
                   {"bytes_per_thread", p.spill.bytes_per_thread},
+                  {"accumulators_spilled", p.spill.accumulators_spilled},
+                  {"load_accesses_per_tile", p.spill.load_accesses_per_tile},
+                  {"store_accesses_per_tile", p.spill.store_accesses_per_tile},
+                  {"l2_fraction", p.spill.l2_fraction},
                   {"l2_bytes", p.spill.l2_bytes}};
   const KernelAnatomy& a = p.anatomy;
   out["per_k_tile"] = {{"k_tile", a.k_tile},

@@ -29,8 +29,9 @@ enum class AssumedFact : int {
   kFallbackStageWait,
   kInstructionCache,
   kL2ReadShare,
+  kLocalLoadL1MissShare,
 };
-inline constexpr int kAssumedFactCount = 9;
+inline constexpr int kAssumedFactCount = 10;
 
 struct Latencies {
   double shared_memory_cycles = 0;
@@ -57,6 +58,9 @@ std::string_view to_string(AssumedFact fact);
 inline constexpr double kAssumedSharedMemoryLatencyCycles = 30;
 inline constexpr double kAssumedL2LatencyCycles = 200;
 inline constexpr double kAssumedDramLatencyCycles = 400;
+/// Share of local (spill) loads that miss L1 when the spec does not give it: a quarter, a
+/// generic figure (no measurement behind it; the H200's own is 0.111, docs/model.md#spills).
+inline constexpr double kAssumedLocalLoadL1MissShare = 0.25;
 inline constexpr double kAssumedFfmaLatencyCycles = 4;
 
 /// The GPU's latencies: its measured block, else its microarchitecture block, else the
@@ -215,6 +219,14 @@ double block_issue_cycles_per_instruction(int warps_per_scheduler, double own_st
 
 /// Bytes of one SASS instruction (Volta and later: 128-bit instructions with their control bits).
 inline constexpr double kSassInstructionBytes = 16;
+
+/// Stall cycles per instruction a warp adds for its spill reloads: each local load feeds the
+/// FFMA that updates the reloaded accumulator, so the warp waits an L1 hit for it,
+/// reloads * l1_hit_cycles / instructions (per warp per K tile; l1_hit_cycles: the GPU's
+/// shared-memory latency, the same L1 data path). 0 without reloads or instructions. Not added
+/// where the k steps wait for their fragment reads (KernelAnatomy::fragment_round_trips > 1):
+/// the reloads issue beside those reads and wait with them. docs/model.md#spills.
+double spill_reload_stall_cycles(double reloads, double instructions, double l1_hit_cycles);
 
 /// A warp's own stall cycles per instruction (block_issue_cycles_per_instruction's s):
 ///   warp_own_stall_cycles + unaligned_copy_stall_cycles * u / instructions

@@ -59,32 +59,51 @@ int register_cap(const SmLimits& sm, int threads, int min_blocks);
 
 /// Registers that do not fit and what they cost.
 struct SpillEstimate {
-  int registers_needed = 0;           // the estimate (or the given count)
-  int registers_allocated = 0;        // what the kernel gets: min(needed, register_cap)
-  int spilled_registers = 0;          // estimate only: needed - allocated
-  double bytes_per_thread = 0;        // local memory per thread: given, or spilled * 4
-  bool accumulators_spilled = false;  // see accumulators_spill
-  double accesses_per_tile = 0;       // local loads + stores per thread per K tile
-  double l2_fraction = 0;             // share of local accesses L1 misses (spill_l2_fraction)
-  double l2_bytes = 0;                // local traffic reaching L2, whole launch:
-                                      // l2_fraction * accesses_per_tile * 4 * threads * tiles
+  int registers_needed = 0;            // the estimate (or the given count)
+  int registers_allocated = 0;         // what the kernel gets: min(needed, register_cap)
+  int spilled_registers = 0;           // estimate only: needed - allocated
+  double bytes_per_thread = 0;         // local memory per thread: given, or spilled * 4
+  bool accumulators_spilled = false;   // see accumulators_spill
+  double load_accesses_per_tile = 0;   // local loads per thread per K tile (spill_accesses)
+  double store_accesses_per_tile = 0;  // local stores per thread per K tile
+  double accesses_per_tile = 0;        // local loads + stores per thread per K tile
+  double l2_fraction = 0;              // share of local loads L1 misses (the spec's fact)
+  double l2_bytes = 0;                 // local traffic reaching L2, whole launch:
+                                       // (stores + l2_fraction * loads) * 4 * threads * tiles
 };
 
 /// Whether the spilled values include accumulators: spills present and the accumulators plus
-/// one k's fragments (outputs_per_thread + a_fragment + b_fragment) exceed the registers. A
-/// spilled accumulator is reloaded and stored at every k (each FFMA updates it), not once per
-/// tile. Motivated by a measured spilling config, see docs/model.md#spills.
+/// one k's fragments (outputs_per_thread + a_fragment + b_fragment) exceed the registers. Then
+/// the compiler reloads and stores accumulators inside the K loop (spill_accesses); otherwise
+/// what spills is live across the loop and is reloaded about once per K tile. Nsight Compute
+/// on the sample's training configs agrees on every one of 34 (docs/model.md#spills).
 bool accumulators_spill(const KernelAnatomy& anatomy, int registers_per_thread,
                         double spill_bytes_per_thread);
 
-/// Local loads plus stores per thread per K tile: 2 * spilled words, times k_tile when
-/// accumulators spill.
-double spill_accesses_per_tile(double spilled_words, int k_tile, bool accumulators_spilled);
+/// The count law of local accesses, least squares on Nsight Compute's local load and store
+/// instructions of the sample's 34 spilling training configs at 2048^3 (nvcc 13.0, sm_90; run
+/// ce3a6ad, experiments/sample/ncu_counts.py prints the fit; docs/model.md#spills). Counts of
+/// the code nvcc generates, like kernels::compiled_overhead.
+/// Accumulators spilled: loads = kSpillReloadScale * w^kSpillReloadWordsExponent *
+///   accumulators^kSpillReloadAccumulatorExponent * k_tile^kSpillReloadKTileExponent (w spilled
+///   words per thread), stores = kSpillStoresPerReload * loads (fit: 8.8% mean error, 16 configs);
+/// otherwise: loads = kSpillPartialLoadsPerWord * w, stores = kSpillPartialStoresPerWord * w.
+inline constexpr double kSpillReloadScale = 1.635;
+inline constexpr double kSpillReloadWordsExponent = 0.448;
+inline constexpr double kSpillReloadAccumulatorExponent = 0.376;
+inline constexpr double kSpillReloadKTileExponent = 0.690;
+inline constexpr double kSpillStoresPerReload = 0.938;
+inline constexpr double kSpillPartialLoadsPerWord = 0.623;
+inline constexpr double kSpillPartialStoresPerWord = 0.018;
 
-/// Share of local (spill) accesses that miss L1 and reach L2: the SM's local footprint
-/// (bytes per thread * threads * resident blocks) beyond the L1 bytes that shared memory leaves
-/// (configurable shared capacity minus what the resident blocks use; the unified L1 is at least
-/// that large): clamp(1 - l1_left / footprint, 0, 1); 0 without spills.
-double spill_l2_fraction(double local_bytes_per_sm, double l1_bytes_left);
+struct SpillAccesses {
+  double loads = 0;   // per thread per K tile
+  double stores = 0;  // per thread per K tile
+};
+
+/// Local loads and stores per thread per K tile (the count law above); none without spilled
+/// words. k_tile and accumulators below 1 count as 1.
+SpillAccesses spill_accesses(double spilled_words, int k_tile, int accumulators,
+                             bool accumulators_spilled);
 
 }  // namespace roofcast

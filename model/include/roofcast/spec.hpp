@@ -127,6 +127,8 @@ struct MicroarchitectureFacts {
   /// stalls fetching code when the loop's body is larger (no_instruction stalls).
   std::optional<double> instruction_cache_bytes;
   std::optional<double> instruction_fetch_stall_cycles;
+  /// Share of a spilling kernel's local loads that miss L1 (0..1; docs/model.md#spills).
+  std::optional<double> local_load_l1_miss_share;
   /// Cycles per K tile a block waits on a bulk-copy stage's full mbarrier (rung 10; sm_90).
   std::optional<double> bulk_copy_stage_wait_cycles;
   /// The same with the guarded 4-byte cp.async fallback of unaligned rows (rung 10).
