@@ -623,6 +623,22 @@ TEST(Predict, SpillTermIsPerSm) {
               1e-9 * p.terms.last_wave[TimeTerm::kSpill]);
 }
 
+// A GPU whose spec does not give the L1 miss share of spill reloads takes the generic assumption
+// and says so; a kernel that does not spill needs none.
+TEST(Predict, SpillMissShareAssumedWhereTheSpecLacksIt) {
+  const TileConfig c = tile(6, SmemLayout::kSwizzled, 256, 256, 8, 16, 16, 0, 0, 256, 1, 4);
+  PredictInput in = input(c, {1024, 1024, 4096});
+  in.registers_per_thread = 255;
+  in.spill_bytes_per_thread = 912;
+  const GpuSpec& v100 = embedded_spec("v100-sxm2-32gb");
+  const Prediction p = kernels::predict(v100, in);
+  EXPECT_DOUBLE_EQ(p.spill.l2_fraction, kAssumedLocalLoadL1MissShare);
+  EXPECT_TRUE(p.latencies.is_assumed(AssumedFact::kLocalLoadL1MissShare));
+  in.spill_bytes_per_thread = 0;
+  in.registers_per_thread = 128;
+  EXPECT_FALSE(kernels::predict(v100, in).latencies.is_assumed(AssumedFact::kLocalLoadL1MissShare));
+}
+
 // Rungs 2-7 (a barrier per tile, no prefetch): the resident blocks wait for their tiles
 // together, so a K tile round costs the SM's issue plus the exposed latency (one global round
 // trip per serial load group) and the transfer of a block's tile (convoy).

@@ -653,6 +653,22 @@ TEST(SpecMicroarchitecture, BadFactsNameTheField) {
   document = H200Document();
   document["microarchitecture"]["l2_bandwidth"] = 1;
   EXPECT_TRUE(RejectedWith(document, "microarchitecture.l2_bandwidth", "unknown field"));
+  document = H200Document();
+  document["microarchitecture"]["local_load_l1_miss_share"] = 1.5;  // a share: 0..1
+  EXPECT_TRUE(
+      RejectedWith(document, "microarchitecture.local_load_l1_miss_share", "a number in 0..1"));
+}
+
+// The L1 miss share of spill reloads: the H200's from Nsight Compute, read back; a spec without
+// it takes the generic assumption, noted, and only for a kernel that spills.
+TEST(SpecMicroarchitecture, LocalLoadMissShareOrItsAssumption) {
+  const GpuSpec& h200 = embedded_spec("h200-sxm");
+  ASSERT_TRUE(h200.microarchitecture.local_load_l1_miss_share.has_value());
+  EXPECT_DOUBLE_EQ(*h200.microarchitecture.local_load_l1_miss_share, 0.111);
+  const GpuSpec& v100 = embedded_spec("v100-sxm2-32gb");
+  EXPECT_FALSE(v100.microarchitecture.local_load_l1_miss_share.has_value());
+  EXPECT_GT(kAssumedLocalLoadL1MissShare, 0);
+  EXPECT_LT(kAssumedLocalLoadL1MissShare, 1);
 }
 
 // microarchitecture.l2_read_share: the L2 read rate per SM against the SMs reading, ascending,
