@@ -234,9 +234,8 @@ TEST(RankCli, TiesAreMarkedAndGoToFewerResources) {
     EXPECT_LT(key(before), key(x)) << before["kernel_id"] << " before " << x["kernel_id"];
   }
   EXPECT_GE(ties, 2);
-  // The top tile ties across its warp shapes and stage counts (equal terms): the fewest stages
-  // first, then the kernel id.
   EXPECT_EQ(ranked[0]["config"]["stages"], 2);
+  EXPECT_EQ(ranked[1]["config"]["stages"], 3);
   EXPECT_TRUE(ranked[1]["tied_with_previous"].get<bool>());
   const CliRun text = run_cli(rank);
   ASSERT_EQ(text.exit_code, 0) << text.err;

@@ -319,6 +319,14 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   m.convoy_floor = convoy_floor;
   m.prologue_cycles = (a.prefetch_tiles == 0 ? load_wait_cycles : h.global_latency_cycles) +
                       h.transfer_cycles + h.overhead_cycles;
+  // A prefetching block starts by loading its first prefetch_tiles stages at once; every SM of
+  // the wave does, and the L2 serves them interleaved, so the first stage is there when about all
+  // of them are: their transfer at the SM's share of the L2 bandwidth.
+  if (a.prefetch_tiles > 0) {
+    m.prologue_cycles +=
+        convoy_transfer_cycles(tile_sectors(p.config, a.k_tile) * kSectorBytes * a.prefetch_tiles,
+                               p.ceilings, gpu.chip.sm_count, reading_sms, share_table);
+  }
   // The epilogue's C stores: every sector they touch is one L2 write (c_store_sectors), through
   // the SM's share of the L2 bandwidth (convoy_transfer_cycles), after the block's K loop.
   h.epilogue_store_cycles =

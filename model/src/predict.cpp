@@ -14,10 +14,7 @@ using detail::kGiga;
 using detail::kTera;
 using detail::WaveModel;
 
-/// The wave's terms; *issue_limited says whether its K tile round is the SM's issue (a block's
-/// chain, without a convoy, shorter than the round's issue).
-TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks,
-                     bool* issue_limited) {
+TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) {
   TimeTerms t;
   const double issue_warps = block_issue_cycles_per_instruction(
       ceil_div(blocks_per_sm * m.warps, m.schedulers), m.own_stall_cycles);
@@ -32,17 +29,14 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks,
   const double fragment_wait =
       fragment_wait_cycles(m.fragment_round_trips, blocks_per_sm * m.block_shared_wavefronts,
                            m.shared_cycles, m.l1_bytes_per_cycle);
-  // A K tile round of the SM is the later of its issue (every resident warp's instructions) and
-  // a block's chain; the fragment waits stall a warp, which the other warps' issue covers.
-  double tile = 0;
-  if (m.convoy) {
-    tile = expected_later_cycles(
-        std::max(round_issue, m.convoy_issue + fragment_wait) + m.exposed_cycles, m.convoy_floor);
-  } else {
-    const double chain = m.tile_cycle + fragment_wait + blocks_per_sm * m.lsu_queue_per_block;
-    tile = std::max(round_issue, chain);
-    *issue_limited = round_issue >= chain;
-  }
+  // A convoy's K tile round is the later of the SM's issue and a block's issue with its fragment
+  // waits (a stalled warp is covered by the other warps' issue), then the exposed wait; without
+  // a convoy, a block's chain.
+  const double tile =
+      m.convoy ? expected_later_cycles(
+                     std::max(round_issue, m.convoy_issue + fragment_wait) + m.exposed_cycles,
+                     m.convoy_floor)
+               : m.tile_cycle + fragment_wait + blocks_per_sm * m.lsu_queue_per_block;
   t[TimeTerm::kLatency] = (m.k_tiles * tile + m.prologue_cycles + one_block_epilogue +
                            blocks_per_sm * m.epilogue_store_cycles) /
                           m.clock_Hz;
@@ -147,23 +141,18 @@ void add_throughputs(const GpuSpec& gpu, const Prediction& p, WaveModel& m) {
 void compose(const GpuSpec& gpu, const WaveModel& m, const Calibration& calibration,
              Prediction& p) {
   const WaveResult& w = p.waves;
-  bool issue_limited = false;
   p.terms.full_waves = static_cast<double>(w.full_waves);
   if (w.full_waves > 0) {
-    p.terms.full_wave = wave_terms(m, p.occupancy.blocks_per_sm,
-                                   static_cast<double>(w.blocks_per_wave), &issue_limited);
+    p.terms.full_wave =
+        wave_terms(m, p.occupancy.blocks_per_sm, static_cast<double>(w.blocks_per_wave));
   }
   if (w.full_waves != w.waves) {
     const int last_per_sm = static_cast<int>(ceil_div(w.last_wave_blocks, gpu.chip.sm_count));
-    bool last_issue_limited = false;
     p.terms.last_wave = wave_terms(m, std::min(last_per_sm, p.occupancy.blocks_per_sm),
-                                   static_cast<double>(w.last_wave_blocks), &last_issue_limited);
-    if (w.full_waves == 0) issue_limited = last_issue_limited;
+                                   static_cast<double>(w.last_wave_blocks));
   }
   p.totals = total_terms(p.terms, calibration);
   p.binding = binding_term(p.totals);
-  // The latency term holds the SM's issue where a block's chain is shorter: then issue binds.
-  if (p.binding == TimeTerm::kLatency && issue_limited) p.binding = TimeTerm::kIssue;
   p.time_s = compose_time_s(p.terms, calibration);
   p.tflops = p.time_s > 0 ? p.traffic.flops / p.time_s / kTera : 0.0;
 }

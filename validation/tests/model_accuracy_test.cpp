@@ -165,14 +165,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // moved the other way); a prefetching block's K tile as the expected later of its compute and
   // its loads (expected_later_cycles) 13.8 / 15.5 / 15.6 (22.1) / 8.5; spills by Nsight
   // Compute's count law, their stores and missed reloads through the SM's L2 share and an L1
-  // hit per reload (docs/model.md#spills) 13.2 / 15.3 / 15.6 (17.9) / 9.1; a K tile round as
-  // the later of the SM's issue and a block's chain, the fragment waits inside the chain
-  // (docs/model.md#composition) 12.9 / 14.6 / 15.1 (17.4) / 9.4. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 12.9);
-  EXPECT_LE(a.held_out.mape_percent, 14.6);
-  EXPECT_LE(a.held_out_both.mape_percent, 15.15);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 17.45);
-  EXPECT_LE(ladder_mape, 9.4);
+  // hit per reload (docs/model.md#spills) 13.2 / 15.3 / 15.6 (17.9) / 9.1; rung 4's fragment
+  // waits inside a block's chain, covered by the SM's issue, and a prefetching block's prologue
+  // filling its stages (docs/model.md#composition) 13.0 / 14.9 / 15.3 (17.6) / 9.1. Guards at
+  // the level reached:
+  EXPECT_LE(a.training.mape_percent, 13.0);
+  EXPECT_LE(a.held_out.mape_percent, 14.95);
+  EXPECT_LE(a.held_out_both.mape_percent, 15.3);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 17.6);
+  EXPECT_LE(ladder_mape, 9.15);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -275,9 +276,9 @@ TEST(ModelAccuracyH200, L2RowsKeepRatesAbove100PercentApart) {
 }
 
 // Issue 15: configs measured more than 2% apart must not be predicted as exact ties. Not met:
-// at the held-out sample shapes 306 pairs are tied, 190 of them measured apart (the sample's
+// at the held-out sample shapes 203 pairs are tied, 114 of them measured apart (the sample's
 // warp shapes, stage counts and padded against swizzled layouts whose every term is equal; 132
-// before the round took the SM's issue, whose data-path share told some of them apart).
+// before a prefetching block's prologue filled its stages, which tells stage counts apart).
 // The counts themselves: a tied pair has equal predicted times, and is measured apart when its
 // rates differ by more than kTieMeasuredApart.
 TEST(ModelAccuracyH200, ExactTiesOfConfigsMeasuredApart) {
@@ -315,7 +316,7 @@ TEST(ModelAccuracyH200, ExactTiesOfConfigsMeasuredApart) {
   }
   std::printf("  held-out sample shapes: %d tied pairs, %d measured more than 2%% apart\n", tied,
               apart);
-  EXPECT_LE(apart, 190);  // guard at the level reached; the goal is 0
+  EXPECT_LE(apart, 114);  // guard at the level reached; the goal is 0
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
@@ -330,8 +331,8 @@ TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {
         100 * s.top1_fraction, s.measured_best.c_str(), 100 * s.best_of_top5_fraction);
     const std::string shape = std::to_string(s.problem.m) + "x" + std::to_string(s.problem.n) +
                               "x" + std::to_string(s.problem.k);
-    EXPECT_GE(s.spearman, 0.9) << shape;   // issue 4's bar (met: 0.971 and 0.969)
-    EXPECT_GE(s.spearman, 0.96) << shape;  // guard at the level reached
+    EXPECT_GE(s.spearman, 0.9) << shape;    // issue 4's bar (met: 0.971 and 0.969)
+    EXPECT_GE(s.spearman, 0.965) << shape;  // guard at the level reached
     // Issue 4's bar for the top-1 config is 95% of the measured best. Met at 256x4096x4096
     // (100%); at 4096^3 it was met (96.1%) with the calibration of the ladder split and is not
     // with the one fitted on the sample's training cases (90.3%: r08-dbuf-128x256x8 first,

@@ -105,21 +105,21 @@ struct Prediction {
 ///   issue         = (k_tiles * round_issue + epilogue) / f
 ///   shared_memory = k_tiles * B * warps * L1 wavefronts per warp per tile * 128 B
 ///                   / (shared-memory bandwidth / SMs)
-///   latency       = (k_tiles * tile + prologue + epilogue) / f, per K tile the later of the
-///                   SM's issue and a block's chain: tile = max(round_issue, tile_cycle +
-///                   fragment_wait (+ lsu_queue_wait_cycles of the wave's B blocks, rung 1)),
-///                   prologue = G * L_global + transfer + overhead (the first tile; G = 1 and
-///                   transfer 0 with prefetch), epilogue = C-store issue; rungs 2-7 (a barrier
-///                   per tile, no prefetch) instead take per K tile
-///                   max(round_issue, tile_issue + fragment_wait) + G * L_global + transfer +
-///                   overhead (G = serial_load_groups: rungs 5-6 wait for A's round trip, then
-///                   B's; docs/model.md#serial-load-groups; transfer: convoy_transfer_cycles of
-///                   one block's tile): the resident blocks issue interleaved, finish their
-///                   compute together and wait for their next tiles together (a convoy), so the
-///                   wait is not hidden behind the other blocks (measured rounds:
-///                   docs/model.md#convoys); fragment_wait_cycles (rung 4's k steps) stalls a
-///                   warp while the other warps issue. Where the round's issue is the later,
-///                   Prediction::binding says issue.
+///   latency       = (k_tiles * tile_cycle + prologue + epilogue) / f (rung 1: tile_cycle
+///                   + lsu_queue_wait_cycles of the wave's B blocks per SM),  prologue =
+///                   G * L_global + transfer + overhead (the first tile; G = 1 and transfer 0
+///                   with prefetch, where the transfer of the prefetch_tiles stages the block
+///                   fills first, at the SM's share of the L2, is added instead), epilogue =
+///                   C-store issue; rungs 2-7 (a barrier per tile, no prefetch) instead take per
+///                   K tile max(round_issue, tile_issue + fragment_wait) + G * L_global +
+///                   transfer + overhead (G = serial_load_groups: rungs 5-6 wait for A's round
+///                   trip, then B's; docs/model.md#serial-load-groups; transfer:
+///                   convoy_transfer_cycles of one block's tile): the resident blocks issue
+///                   interleaved, finish their compute together and wait for their next tiles
+///                   together (a convoy), so the wait is not hidden behind the other blocks
+///                   (measured rounds: docs/model.md#convoys); fragment_wait_cycles of the
+///                   wave's B blocks (rung 4's k steps) stalls a warp while the other warps
+///                   issue (prefetching kernels add it to tile_cycle)
 ///   l2            = the wave's share of L2 bytes / L2 bandwidth (0 without a ceiling)
 ///   dram          = the wave's share of DRAM bytes / DRAM bandwidth
 ///   spill         = B * one block's spill bytes / the SM's share of the L2 bandwidth
