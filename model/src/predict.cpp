@@ -189,7 +189,7 @@ Prediction predict(const GpuSpec& gpu, const PredictInput& input, const Calibrat
   p.launchable = true;
   p.traffic = compute_traffic(input.problem, p.anatomy, p.waste, input.c_is_read);
   add_l2(gpu, input, calibration, p);
-  detail::add_spill_traffic(gpu, input, p);
+  detail::add_spill_traffic(gpu, p);
   p.l2_sector_hit_rate =
       kernel_sector_hit_rate(p.l2.hit_rate, p.traffic.operand_l2_bytes(), p.traffic.c_write_bytes,
                              p.traffic.c_read_bytes, p.spill.l2_bytes);

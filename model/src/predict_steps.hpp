@@ -61,7 +61,7 @@ void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction&
 
 /// The local-memory traffic of the spilled registers: p.spill's access and L2 fields (needs the
 /// occupancy and the tile waste).
-void add_spill_traffic(const GpuSpec& gpu, const PredictInput& input, Prediction& p);
+void add_spill_traffic(const GpuSpec& gpu, Prediction& p);
 
 /// Latency hiding in a full wave: fills p.latency and returns the per-wave model's latency part
 /// (needs the occupancy, traffic, L2 hit rate, ceilings, latencies and spills).

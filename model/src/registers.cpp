@@ -137,8 +137,7 @@ void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction&
   }
 }
 
-void add_spill_traffic(const GpuSpec& gpu, const PredictInput& input, Prediction& p) {
-  (void)input;
+void add_spill_traffic(const GpuSpec& gpu, Prediction& p) {
   const KernelAnatomy& a = p.anatomy;
   SpillEstimate& spill = p.spill;
   // Local accesses by the count law (spill_accesses). Stores write through L1 to L2; the loads

@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                                        \
-  do {                                                                                  \
-    cudaError_t e = (x);                                                                \
-    if (e != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                      \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                \
+    }                                                              \
   } while (0)
 
 constexpr int kThreads = 1024;
@@ -155,20 +155,19 @@ Row measure_read(int sms, const float4* buf, std::int64_t n, float* sink, unsign
                  long long* cycles_ns) {
   return measure("read", kIlp, sms, static_cast<double>(n) * 16.0, sm_of_block, cycles_ns,
                  [&](int blocks, int passes) {
-                   read_l2<kIlp><<<blocks, kThreads>>>(buf, n, passes, sink, sm_of_block,
-                                                       cycles_ns);
+                   read_l2<kIlp>
+                       <<<blocks, kThreads>>>(buf, n, passes, sink, sm_of_block, cycles_ns);
                  });
 }
 
 template <int kWidth>
 Row measure_write(int sms, float* buf, std::int64_t n_floats, unsigned* sm_of_block,
                   long long* cycles_ns) {
-  return measure(kWidth == 4 ? "write_float4" : "write_float", 1, sms,
-                 static_cast<double>(n_floats) * 4.0, sm_of_block, cycles_ns,
-                 [&](int blocks, int passes) {
-                   write_l2<kWidth><<<blocks, kThreads>>>(buf, n_floats, passes, sm_of_block,
-                                                          cycles_ns);
-                 });
+  return measure(
+      kWidth == 4 ? "write_float4" : "write_float", 1, sms, static_cast<double>(n_floats) * 4.0,
+      sm_of_block, cycles_ns, [&](int blocks, int passes) {
+        write_l2<kWidth><<<blocks, kThreads>>>(buf, n_floats, passes, sm_of_block, cycles_ns);
+      });
 }
 
 int main(int argc, char** argv) {
@@ -203,11 +202,11 @@ int main(int argc, char** argv) {
   for (int sms : counts) {
     rows.push_back(measure_read<8>(sms, buf, n, sink, sm_of_block, cycles_ns));
     print(rows.back());
-    rows.push_back(measure_write<4>(sms, reinterpret_cast<float*>(buf), n * 4, sm_of_block,
-                                    cycles_ns));
+    rows.push_back(
+        measure_write<4>(sms, reinterpret_cast<float*>(buf), n * 4, sm_of_block, cycles_ns));
     print(rows.back());
-    rows.push_back(measure_write<1>(sms, reinterpret_cast<float*>(buf), n * 4, sm_of_block,
-                                    cycles_ns));
+    rows.push_back(
+        measure_write<1>(sms, reinterpret_cast<float*>(buf), n * 4, sm_of_block, cycles_ns));
     print(rows.back());
   }
   if (ilp_sweep) {
@@ -227,18 +226,20 @@ int main(int argc, char** argv) {
     std::perror(argv[1]);
     return 1;
   }
-  std::fprintf(f, "{\n  \"kind\": \"l2_read_write_per_sm\",\n  \"device\": \"%s\",\n  \"sm_count\": %d,\n",
-               prop.name, sm_count);
+  std::fprintf(
+      f, "{\n  \"kind\": \"l2_read_write_per_sm\",\n  \"device\": \"%s\",\n  \"sm_count\": %d,\n",
+      prop.name, sm_count);
   std::fprintf(f, "  \"buffer_bytes\": %lld,\n  \"threads_per_block\": %d,\n  \"rows\": [\n",
                static_cast<long long>(bytes), kThreads);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    std::fprintf(f,
-                 "    {\"mode\": \"%s\", \"sms\": %d, \"loads_in_flight_per_thread\": %d, \"GBps\": %.1f, "
-                 "\"median_ms\": %.4f, \"clock_MHz\": %.1f, \"bytes_per_cycle_per_sm\": %.2f, "
-                 "\"blocks_on_distinct_sms\": %s}%s\n",
-                 r.mode, r.sms, r.ilp, r.GBps, r.median_ms, r.clock_MHz, r.bytes_per_cycle_per_sm,
-                 r.distinct ? "true" : "false", i + 1 < rows.size() ? "," : "");
+    std::fprintf(
+        f,
+        "    {\"mode\": \"%s\", \"sms\": %d, \"loads_in_flight_per_thread\": %d, \"GBps\": %.1f, "
+        "\"median_ms\": %.4f, \"clock_MHz\": %.1f, \"bytes_per_cycle_per_sm\": %.2f, "
+        "\"blocks_on_distinct_sms\": %s}%s\n",
+        r.mode, r.sms, r.ilp, r.GBps, r.median_ms, r.clock_MHz, r.bytes_per_cycle_per_sm,
+        r.distinct ? "true" : "false", i + 1 < rows.size() ? "," : "");
   }
   std::fprintf(f, "  ]\n}\n");
   std::fclose(f);
