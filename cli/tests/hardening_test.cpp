@@ -133,7 +133,7 @@ TEST(StrictJson, DescriptionsAreBoundedAndPrintable) {
 
 TEST(StrictJson, ControlCharactersAreFound) {
   EXPECT_FALSE(json_input::text_problem("NVIDIA H200 141GB (×)").has_value());
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("a\nb"), std::string("a\0b", 3), std::string("\x1b[31m"),
         std::string("\xc2\x9b"
                     "31m"),
@@ -159,8 +159,8 @@ TEST(SpecBounds, IdIsAFileNameComponent) {
 }
 
 TEST(SpecBounds, NamesWithControlCharactersAreRefused) {
-  for (const std::string bad : {std::string("x\"\nsystem \"touch F\"\n#"),
-                                std::string("nul\0name", 8), std::string("\x1b[31mred")}) {
+  for (const std::string& bad : {std::string("x\"\nsystem \"touch F\"\n#"),
+                                 std::string("nul\0name", 8), std::string("\x1b[31mred")}) {
     json document = h200_document();
     document["name"] = bad;
     expect_spec_error(document.dump(), "name", "control character");

@@ -54,6 +54,13 @@ StoredCalibration read_calibration(const nlohmann::json& document) {
     }
     coefficients.reject_unknown_keys();
     m.spill_margin = registers->number_in("spill_margin", 0, 255, "registers");
+    // Absent: no spill-words law (the overflow is the spill).
+    if (std::optional<ObjectReader> words = registers->optional_object("spill_words")) {
+      m.spill_words_scale = words->number_in("scale", 1e-6, 1e6);
+      m.spill_words_accumulator_exponent = words->number_in("accumulator_exponent", -4, 4);
+      m.spill_words_k_tile_exponent = words->number_in("k_tile_exponent", -4, 4);
+      words->reject_unknown_keys();
+    }
     registers->reject_unknown_keys();
   }
   root.reject_unknown_keys();
@@ -97,6 +104,12 @@ std::string calibration_json(const StoredCalibration& c) {
     j["register_model"] = {{"intercept", m.intercept},
                            {"coefficients", coefficients},
                            {"spill_margin", m.spill_margin}};
+    if (m.spill_words_scale > 0) {
+      j["register_model"]["spill_words"] = {
+          {"scale", m.spill_words_scale},
+          {"accumulator_exponent", m.spill_words_accumulator_exponent},
+          {"k_tile_exponent", m.spill_words_k_tile_exponent}};
+    }
   }
   return j.dump(2) + "\n";
 }

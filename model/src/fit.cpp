@@ -401,10 +401,47 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
   return result;
 }
 
-RegisterModel fit_register_model(const std::vector<RegisterSample>& training) {
-  std::vector<const RegisterSample*> uncensored;
+namespace {
+
+/// log words = log scale + a log accumulators + b log BK, least squares over the training
+/// configs whose accumulators spill; unfitted (scale 0) with fewer than two per parameter.
+void fit_spill_words(const std::vector<RegisterSample>& training, RegisterModel& model) {
+  std::vector<const RegisterSample*> spilled;
   for (const RegisterSample& s : training) {
-    if (!s.spilled && s.ptxas_registers < s.cap) uncensored.push_back(&s);
+    if (s.accumulators_spilled && s.local_words > 0 && s.accumulators > 0 && s.k_tile > 0) {
+      spilled.push_back(&s);
+    }
+  }
+  constexpr int kSpillWordsParameters = 3;
+  if (static_cast<int>(spilled.size()) < 2 * kSpillWordsParameters) return;
+  const auto n = static_cast<Eigen::Index>(spilled.size());
+  Eigen::MatrixXd x(n, kSpillWordsParameters);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const RegisterSample& s = *spilled[static_cast<std::size_t>(i)];
+    x(i, 0) = 1;
+    x(i, 1) = std::log(s.accumulators);
+    x(i, 2) = std::log(s.k_tile);
+    y(i) = std::log(s.local_words);
+  }
+  const Eigen::VectorXd w = x.colPivHouseholderQr().solve(y);
+  model.spill_words_scale = std::exp(w(0));
+  model.spill_words_accumulator_exponent = w(1);
+  model.spill_words_k_tile_exponent = w(2);
+}
+
+}  // namespace
+
+RegisterModel fit_register_model(const std::vector<RegisterSample>& training) {
+  // A config at its cap or spilling says only "needs at least the cap": censored (ptxas reports
+  // cap - 1 about as often as the cap, so cap - 1 counts as at the cap). Least squares on the
+  // uncensored configs plus a one-sided term max(0, cap - 1 - estimate)^2 for the censored ones,
+  // minimised by re-solving with the censored configs whose estimate falls short as rows valued
+  // cap - 1 until that set stops changing (the squared hinge is convex).
+  std::vector<const RegisterSample*> uncensored;
+  std::vector<const RegisterSample*> censored;
+  for (const RegisterSample& s : training) {
+    (!s.spilled && s.ptxas_registers < s.cap - 1 ? uncensored : censored).push_back(&s);
   }
   constexpr int kColumns = kRegisterFeatureCount + 1;  // intercept first
   if (static_cast<int>(uncensored.size()) < kColumns) {
@@ -412,20 +449,45 @@ RegisterModel fit_register_model(const std::vector<RegisterSample>& training) {
                                 " configs below their register cap, need at least " +
                                 std::to_string(kColumns));
   }
-  const auto n = static_cast<Eigen::Index>(uncensored.size());
-  Eigen::MatrixXd x(n, kColumns);
-  Eigen::VectorXd y(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const RegisterSample& s = *uncensored[static_cast<std::size_t>(i)];
-    x(i, 0) = 1;
-    for (int j = 0; j < kRegisterFeatureCount; ++j) x(i, j + 1) = s.features[j];
-    y(i) = s.ptxas_registers;
+  auto solve = [&](const std::vector<const RegisterSample*>& short_of_cap) {
+    const auto n = static_cast<Eigen::Index>(uncensored.size() + short_of_cap.size());
+    Eigen::MatrixXd x(n, kColumns);
+    Eigen::VectorXd y(n);
+    Eigen::Index i = 0;
+    auto add_row = [&](const RegisterSample& s, double target) {
+      x(i, 0) = 1;
+      for (int j = 0; j < kRegisterFeatureCount; ++j) x(i, j + 1) = s.features[j];
+      y(i) = target;
+      ++i;
+    };
+    for (const RegisterSample* s : uncensored) add_row(*s, s->ptxas_registers);
+    for (const RegisterSample* s : short_of_cap) add_row(*s, s->cap - 1);
+    const Eigen::VectorXd w = x.colPivHouseholderQr().solve(y);
+    RegisterModel m;
+    m.fitted = true;
+    m.intercept = w(0);
+    for (int j = 0; j < kRegisterFeatureCount; ++j) m.coefficients[j] = w(j + 1);
+    return m;
+  };
+  auto raw_estimate = [](const RegisterModel& m, const RegisterSample& s) {
+    double count = m.intercept;
+    for (int j = 0; j < kRegisterFeatureCount; ++j) count += m.coefficients[j] * s.features[j];
+    return count;
+  };
+  std::vector<const RegisterSample*> short_of_cap;
+  RegisterModel model = solve(short_of_cap);
+  constexpr int kMaxCensoredRounds = 100;
+  for (int round = 0; round < kMaxCensoredRounds; ++round) {
+    std::vector<const RegisterSample*> next;
+    for (const RegisterSample* s : censored) {
+      // Half a register (the rounding unit) of tolerance: a row fitted onto its bound stays.
+      if (raw_estimate(model, *s) < s->cap - 1 + 0.5) next.push_back(s);
+    }
+    if (next == short_of_cap) break;
+    short_of_cap = std::move(next);
+    model = solve(short_of_cap);
   }
-  const Eigen::VectorXd w = x.colPivHouseholderQr().solve(y);
-  RegisterModel model;
-  model.fitted = true;
-  model.intercept = w(0);
-  for (int j = 0; j < kRegisterFeatureCount; ++j) model.coefficients[j] = w(j + 1);
+  fit_spill_words(training, model);
   int best_right = -1;
   for (int margin = 0; margin <= 64; ++margin) {
     int right = 0;

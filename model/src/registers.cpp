@@ -28,6 +28,8 @@ std::string_view to_string(RegisterFeature feature) {
       return "log2_threads";
     case RegisterFeature::kGlobalLoads:
       return "global_loads";
+    case RegisterFeature::kWarpTiledAccumulators:
+      return "warp_tiled_accumulators";
   }
   return "unknown";
 }
@@ -47,6 +49,7 @@ RegisterFeatures register_features(const gemm::TileConfig& config, const KernelA
   set(RegisterFeature::kVectorLoads, config.vector_width == 4 ? 1 : 0);
   set(RegisterFeature::kLog2Threads, std::log2(std::max(1, a.threads)));
   set(RegisterFeature::kGlobalLoads, a.global_a.instructions + a.global_b.instructions);
+  set(RegisterFeature::kWarpTiledAccumulators, a.warp_tiled ? a.outputs_per_thread : 0);
   return f;
 }
 
@@ -133,6 +136,14 @@ void assign_registers(const GpuSpec& gpu, const PredictInput& input, Prediction&
     const bool spills = spill.registers_needed > cap + (model.fitted ? model.spill_margin : 0.0);
     spill.spilled_registers = spills ? spill.registers_needed - cap : 0;
     spill.bytes_per_thread = static_cast<double>(spill.spilled_registers) * kFloatBytes;
+    // Spilled accumulators: the fitted law's local words (RegisterModel), not the overflow.
+    if (spills && model.spill_words_scale > 0 &&
+        a.outputs_per_thread + a.a_fragment + a.b_fragment > spill.registers_allocated) {
+      spill.bytes_per_thread =
+          model.spill_words_scale *
+          std::pow(std::max(1, a.outputs_per_thread), model.spill_words_accumulator_exponent) *
+          std::pow(std::max(1, a.k_tile), model.spill_words_k_tile_exponent) * kFloatBytes;
+    }
     p.registers_per_thread = spill.registers_allocated;
   }
 }

@@ -92,6 +92,23 @@ TEST(Calibration, RegisterModelRoundTripsAndIsOptional) {
   d = j;
   d["register_model"]["slope"] = 1;
   EXPECT_TRUE(rejected(d, "register_model.slope"));
+  EXPECT_EQ(j["register_model"].count("spill_words"), 0U);  // unfitted law: not written
+
+  c.parameters.registers.spill_words_scale = 2.17;
+  c.parameters.registers.spill_words_accumulator_exponent = 0.578 + 1e-14;
+  c.parameters.registers.spill_words_k_tile_exponent = 0.593;
+  EXPECT_EQ(parse_calibration(calibration_json(c), "x.json").parameters.registers,
+            c.parameters.registers);
+  j = nlohmann::json::parse(calibration_json(c));
+  d = j;
+  d["register_model"]["spill_words"]["scale"] = 0;
+  EXPECT_TRUE(rejected(d, "register_model.spill_words.scale"));
+  d = j;
+  d["register_model"]["spill_words"].erase("k_tile_exponent");
+  EXPECT_TRUE(rejected(d, "register_model.spill_words.k_tile_exponent"));
+  d = j;
+  d["register_model"]["spill_words"]["offset"] = 1;
+  EXPECT_TRUE(rejected(d, "register_model.spill_words.offset"));
 }
 
 TEST(Calibration, EmbeddedOnlyForMeasuredGpus) {

@@ -1124,5 +1124,98 @@ TEST(Predict, ClusterWavesTakeTheMeasuredResidencyWithoutARuntimeAnswer) {
   EXPECT_EQ(kernels::predict(h200, in, Calibration{}).waves.blocks_per_wave, 132);
 }
 
+/// A register sample with only the accumulators and warp-tiled accumulators features set.
+RegisterSample register_sample(int index, double accumulators, bool warp_tiled, int truth,
+                               int cap) {
+  RegisterSample s;
+  s.name = "config-" + std::to_string(index);
+  s.features[static_cast<std::size_t>(RegisterFeature::kAccumulators)] = accumulators;
+  s.features[static_cast<std::size_t>(RegisterFeature::kWarpTiled)] = warp_tiled ? 1 : 0;
+  s.features[static_cast<std::size_t>(RegisterFeature::kWarpTiledAccumulators)] =
+      warp_tiled ? accumulators : 0;
+  s.cap = cap;
+  s.ptxas_registers = std::min(truth, cap);  // at the cap ptxas reports the cap
+  return s;
+}
+
+// Censored configs (at their cap) bind the fit: the warp-tiled configs all sit at their cap, so
+// their slope is known only from "at least the cap - 1"; every estimate must reach it, and the
+// uncensored configs are fitted exactly.
+TEST(Fit, RegisterModelKeepsCensoredConfigsAtLeastAtTheirCap) {
+  std::vector<RegisterSample> samples;
+  int index = 0;
+  for (int accumulators = 4; accumulators <= 64; accumulators += 4) {
+    samples.push_back(register_sample(index++, accumulators, false, 30 + 1.5 * accumulators, 255));
+  }
+  for (int accumulators = 32; accumulators <= 128; accumulators += 16) {
+    samples.push_back(register_sample(index++, accumulators, true, 300, 128));
+  }
+  const RegisterModel m = fit_register_model(samples);
+  ASSERT_TRUE(m.fitted);
+  for (const RegisterSample& s : samples) {
+    const int estimate = fitted_registers(m, s.features);
+    if (s.ptxas_registers < s.cap - 1) {
+      EXPECT_EQ(estimate, s.ptxas_registers) << s.name;
+    } else {
+      EXPECT_GE(estimate, s.cap - 1) << s.name;
+    }
+  }
+  EXPECT_EQ(m.spill_words_scale, 0);  // no spilled configs: the law stays unfitted
+}
+
+// The spill-words law is recovered from configs whose accumulators spill, and left unfitted
+// with fewer than six of them.
+TEST(Fit, SpillWordsLawRecoversItsParameters) {
+  std::vector<RegisterSample> samples;
+  int index = 0;
+  for (int accumulators = 4; accumulators <= 64; accumulators += 4) {
+    samples.push_back(register_sample(index++, accumulators, false, 30 + accumulators, 255));
+  }
+  std::vector<RegisterSample> spilled;
+  for (const int accumulators : {64, 128, 256}) {
+    for (const int k_tile : {4, 8, 16, 32}) {
+      RegisterSample s = register_sample(index++, accumulators, false, 400, 128);
+      s.spilled = true;
+      s.accumulators = accumulators;
+      s.k_tile = k_tile;
+      s.accumulators_spilled = true;
+      s.local_words = 2.5 * std::pow(accumulators, 0.6) * std::pow(k_tile, 0.55);
+      spilled.push_back(s);
+    }
+  }
+  std::vector<RegisterSample> all = samples;
+  all.insert(all.end(), spilled.begin(), spilled.end());
+  const RegisterModel m = fit_register_model(all);
+  EXPECT_NEAR(m.spill_words_scale, 2.5, 1e-9);
+  EXPECT_NEAR(m.spill_words_accumulator_exponent, 0.6, 1e-9);
+  EXPECT_NEAR(m.spill_words_k_tile_exponent, 0.55, 1e-9);
+  std::vector<RegisterSample> few = samples;
+  few.insert(few.end(), spilled.begin(), spilled.begin() + 5);
+  EXPECT_EQ(fit_register_model(few).spill_words_scale, 0);
+}
+
+// Estimated registers: a config whose accumulators spill gets the law's local words, not the
+// overflow above its cap.
+TEST(Predict, SpilledAccumulatorsTakeTheSpillWordsLaw) {
+  PredictInput in = input(tile(5, SmemLayout::kPlain, 256, 256, 32, 16, 16, 0, 0, 256, 1, 4));
+  in.min_blocks_per_sm = 1;
+  Calibration c;
+  c.registers.fitted = true;
+  c.registers.intercept = 20;
+  c.registers.coefficients[static_cast<std::size_t>(RegisterFeature::kAccumulators)] = 1.2;
+  const Prediction overflow = kernels::predict(h200(), in, c);
+  ASSERT_TRUE(overflow.registers_estimated);
+  ASSERT_GT(overflow.spill.spilled_registers, 0);
+  EXPECT_DOUBLE_EQ(overflow.spill.bytes_per_thread, overflow.spill.spilled_registers * kFloatBytes);
+  c.registers.spill_words_scale = 2;
+  c.registers.spill_words_accumulator_exponent = 0.5;
+  c.registers.spill_words_k_tile_exponent = 0.5;
+  const Prediction law = kernels::predict(h200(), in, c);
+  EXPECT_NEAR(law.spill.bytes_per_thread, 2 * std::sqrt(256.0) * std::sqrt(32.0) * kFloatBytes,
+              1e-9);
+  EXPECT_GT(law.spill.bytes_per_thread, overflow.spill.bytes_per_thread);
+  EXPECT_GT(law.time_s, overflow.time_s);
+}
+
 }  // namespace
 }  // namespace roofcast

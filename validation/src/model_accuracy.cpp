@@ -157,6 +157,10 @@ RegisterSample register_sample(const GpuSpec& gpu, const MeasuredKernel& kernel)
   s.cap =
       register_cap(gpu.sm, kernel.config.threads, kernels::launch_bounds_min_blocks(kernel.config));
   s.spilled = kernel.local_bytes > 0;
+  s.accumulators = a.outputs_per_thread;
+  s.k_tile = a.k_tile;
+  s.accumulators_spilled = accumulators_spill(a, kernel.registers_per_thread, kernel.local_bytes);
+  s.local_words = static_cast<double>(kernel.local_bytes) / kFloatBytes;
   return s;
 }
 
@@ -341,6 +345,7 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
   result.held_out_both = summarize(held_out_both, Variant::kCalibrated);
   result.held_out_both_estimated = summarize(held_out_both, Variant::kEstimatedRegisters);
   result.held_out_estimated = summarize(held_out, Variant::kEstimatedRegisters);
+  result.training_estimated = summarize(training, Variant::kEstimatedRegisters);
   for (const auto& [rung, cases] : by_rung) {
     result.per_rung[rung] = summarize(cases, Variant::kCalibrated);
   }

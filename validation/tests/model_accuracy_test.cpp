@@ -167,12 +167,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // Compute's count law, their stores and missed reloads through the SM's L2 share and an L1
   // hit per reload (docs/model.md#spills) 13.2 / 15.3 / 15.6 (17.9) / 9.1; rung 4's fragment
   // waits inside a block's chain, covered by the SM's issue, and a prefetching block's prologue
-  // filling its stages (docs/model.md#composition) 13.0 / 14.9 / 15.3 (17.6) / 9.1. Guards at
-  // the level reached:
+  // filling its stages (docs/model.md#composition) 13.0 / 14.9 / 15.3 (17.6) / 9.1; the
+  // register model fitted with censored configs, a warp-tiled accumulators feature and the
+  // spill-words law (docs/model.md#register-estimate; chosen on training: registers estimated
+  // 13.3 -> 12.9%) 13.0 / 14.9 / 15.3 (16.3) / 9.1. Guards at the level reached:
   EXPECT_LE(a.training.mape_percent, 13.0);
   EXPECT_LE(a.held_out.mape_percent, 14.95);
   EXPECT_LE(a.held_out_both.mape_percent, 15.3);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 17.6);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 16.35);
+  EXPECT_LE(a.training_estimated.mape_percent, 12.95);
   EXPECT_LE(ladder_mape, 9.15);
 }
 
@@ -195,10 +198,11 @@ TEST(ModelAccuracyH200, RegisterEstimateAgainstPtxasOnHeldOutConfigs) {
         !tune::config_held_out(kernels::compiled_config(kernels::find_compiled_kernel(row.kernel))))
         << row.kernel;
   }
-  // Fitted (fit_register_model): held-out MAE 6.80, spills right 94.9% (the unfitted count:
-  // 27.1 and 92.9%). Neither goal is met yet.
-  EXPECT_LE(r.held_out.mean_abs_error, 6.4);
-  EXPECT_GE(r.held_out.spills_correct, 0.94);
+  // Fitted (fit_register_model): held-out MAE 6.3, spills right 94.9%; censored configs and
+  // the warp-tiled accumulators feature: 5.8 and 96.0% (the unfitted count: 27.1 and 92.9%).
+  // The spill goal is met, the MAE goal is not.
+  EXPECT_LE(r.held_out.mean_abs_error, 5.85);
+  EXPECT_GE(r.held_out.spills_correct, 0.95);
 }
 
 // The spill count law (registers.hpp, spill_accesses) against Nsight Compute's local load and

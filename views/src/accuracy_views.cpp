@@ -108,6 +108,7 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
     out << "  (held x held: held-out configs at held-out shapes; with registers estimated:\n";
     out << summary_line("  estimated", a.held_out_both_estimated);
     out << summary_line("  held, est.", a.held_out_estimated);
+    out << summary_line("  train, est.", a.training_estimated);
     out << "   )\nper rung, held-out configs at held-out shapes\n";
     for (const auto& [rung, s] : a.per_rung_held_out_both) {
       out << summary_line(("r" + std::to_string(rung)).c_str(), s);
@@ -209,6 +210,7 @@ nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
   j["held_out_both"] = summary_json(a.held_out_both);
   j["held_out_both_estimated"] = summary_json(a.held_out_both_estimated);
   j["held_out_estimated"] = summary_json(a.held_out_estimated);
+  j["training_estimated"] = summary_json(a.training_estimated);
   for (const auto& [rung, s] : a.per_rung) j["per_rung"][std::to_string(rung)] = summary_json(s);
   j["per_rung_held_out_both"] = nlohmann::json::object();
   for (const auto& [rung, s] : a.per_rung_held_out_both) {

@@ -85,14 +85,22 @@ struct RegisterSample {
   int ptxas_registers = 0;
   int cap = 255;
   bool spilled = false;
+  // For the spill-words law: TM * TN, BK, whether the accumulators spill (accumulators_spill at
+  // ptxas's count) and ptxas's local words per thread.
+  int accumulators = 0;
+  int k_tile = 0;
+  bool accumulators_spilled = false;
+  double local_words = 0;
 };
 
 /// Fits the register model on training configs: the intercept and coefficients by least squares
-/// (Eigen, column-pivoting QR) on the configs ptxas compiled below their cap without spilling
-/// (at the cap the count says only "at least the cap": censored, left out), then spill_margin as
-/// the smallest whole number of registers in 0..64 that gets the most spill-or-not right over
-/// every training config. Throws std::invalid_argument with fewer uncensored configs than
-/// parameters.
+/// (Eigen, column-pivoting QR) on the configs ptxas compiled below their cap - 1 without
+/// spilling, plus a one-sided squared term max(0, cap - 1 - estimate)^2 for the others (at the
+/// cap the count says only "at least the cap": censored), then spill_margin as the smallest whole
+/// number of registers in 0..64 that gets the most spill-or-not right over every training
+/// config; the spill-words law (RegisterModel) by least squares in logs on the training configs
+/// whose accumulators spill (left unfitted with fewer than 2 * 3 of them). Throws
+/// std::invalid_argument with fewer uncensored configs than parameters.
 RegisterModel fit_register_model(const std::vector<RegisterSample>& training);
 
 }  // namespace roofcast

@@ -151,6 +151,9 @@ struct ModelAccuracy {
   /// The same cases with registers and spills estimated (estimated_tflops).
   ErrorSummary held_out_both_estimated;
   ErrorSummary held_out_estimated;
+  /// The training cases with registers and spills estimated: what choices of the register
+  /// model's mechanisms are judged on (the held-out figures above only report them).
+  ErrorSummary training_estimated;
   std::map<int, ErrorSummary> per_rung;  // every non-duplicate case of the rung
   std::map<int, ErrorSummary> per_rung_held_out_both;
   std::vector<SweepShape> sweep;
