@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,7 +32,11 @@ int run_accuracy(const std::vector<std::string>& args) {
       "L2 model of the time model: roofcast or published")("cases", "list every case")(
       "write-calibration", po::value<std::string>(),
       "write the fitted parameters as a calibration file (data/calibration/<gpu id>.json)")(
-      "force", "with --write-calibration: overwrite a file that is not a calibration");
+      "force", "with --write-calibration: overwrite a file that is not a calibration")(
+      "calibration-of", po::value<std::string>(),
+      "predict with this other GPU's committed calibration (register model included) instead of "
+      "fitting one on these measurements: how the parameters hold on a GPU they were never "
+      "fitted on");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
@@ -61,13 +66,32 @@ int run_accuracy(const std::vector<std::string>& args) {
     const bool inside = !relative.empty() && *relative.begin() != "..";
     joined_paths += (i > 0 ? " + " : "") + (inside ? relative.generic_string() : paths[i]);
   }
+  std::optional<roofcast::Calibration> transferred;
+  std::string transferred_from;
+  if (vm.count("calibration-of")) {
+    transferred_from = vm["calibration-of"].as<std::string>();
+    const roofcast::StoredCalibration* stored = roofcast::embedded_calibration(transferred_from);
+    if (stored == nullptr) {
+      throw UsageError("--calibration-of '" + transferred_from +
+                       "': no committed calibration of that GPU id (data/calibration/)");
+    }
+    if (transferred_from == gpu.id) {
+      throw UsageError("--calibration-of '" + transferred_from +
+                       "' is the GPU measured: give another GPU's id");
+    }
+    if (vm.count("write-calibration")) {
+      throw UsageError("--calibration-of and --write-calibration: nothing is fitted to write");
+    }
+    transferred = stored->parameters;
+  }
   if (vm.count("write-calibration")) {
     roofcast::cli::check_may_overwrite(vm["write-calibration"].as<std::string>(),
                                        vm.count("force") != 0U, "--write-calibration");
   }
   const auto accuracy = roofcast::validation::evaluate_model(
       gpu, pointers,
-      l2_text == "roofcast" ? roofcast::L2Model::kRoofcast : roofcast::L2Model::kPublished);
+      l2_text == "roofcast" ? roofcast::L2Model::kRoofcast : roofcast::L2Model::kPublished,
+      transferred, transferred_from);
   if (vm.count("write-calibration")) {
     roofcast::StoredCalibration stored;
     stored.gpu_id = gpu.id;

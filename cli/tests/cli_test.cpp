@@ -324,6 +324,32 @@ TEST(CliKernel, RegistersGivenAndMistakes) {
   EXPECT_NE(cluster.out.find("does not run on a100-sxm4-80gb"), std::string::npos) << cluster.out;
 }
 
+// --calibration-of: the H100's committed run predicted with the H200's calibration, nothing
+// fitted on the H100; the mistakes are named.
+TEST(CliAccuracy, CalibrationOfAnotherGpu) {
+  const std::string root =
+      " --root '" + std::filesystem::path(ROOFCAST_DATA_DIR).parent_path().string() + "'";
+  const CliRun run = run_cli("accuracy --gpu h100-sxm5 --calibration-of h200-sxm --json" + root);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["calibration_from"], "h200-sxm");
+  EXPECT_EQ(j["calibration"]["issue_scale"]["fitted"], false);
+  const CliRun h200 = run_cli("accuracy --gpu h200-sxm --json" + root);
+  ASSERT_EQ(h200.exit_code, 0) << h200.err;
+  const nlohmann::json own = nlohmann::json::parse(h200.out);
+  EXPECT_TRUE(own["calibration_from"].is_null());
+  // The transferred parameters are the H200's own fit.
+  EXPECT_EQ(j["calibration"]["issue_scale"]["value"], own["calibration"]["issue_scale"]["value"]);
+  EXPECT_GT(j["all"]["cases"].get<int>(), 600);
+  expect_error("accuracy --gpu h100-sxm5 --calibration-of v100-sxm2-32gb" + root, 2,
+               "--calibration-of 'v100-sxm2-32gb': no committed calibration");
+  expect_error("accuracy --gpu h200-sxm --calibration-of h200-sxm" + root, 2,
+               "is the GPU measured");
+  expect_error(
+      "accuracy --gpu h100-sxm5 --calibration-of h200-sxm --write-calibration /tmp/x.json" + root,
+      2, "nothing is fitted to write");
+}
+
 // --csv: a header row, one row per item, the fields quoted only when they must be.
 TEST(CliCsv, GpusTableSweepAndLadder) {
   const CliRun gpus = run_cli("gpus --csv");

@@ -244,7 +244,9 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measur
 
 ModelAccuracy evaluate_model(const GpuSpec& gpu,
                              const std::vector<const LadderMeasurement*>& measurements,
-                             L2Model l2_model) {
+                             L2Model l2_model,
+                             const std::optional<Calibration>& transferred_calibration,
+                             const std::string& transferred_from) {
   ModelAccuracy result;
   result.spec_id = gpu.id;
   // One kernel table over every measurement: a sample run lists the registry kernels again
@@ -309,6 +311,8 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
 
   result.fit = fit_calibration(samples, training_names);
   result.fit.calibration.registers = fit_registers(gpu, kernels_by_id);
+  result.calibration_used = transferred_calibration.value_or(result.fit.calibration);
+  if (transferred_calibration) result.calibration_from = transferred_from;
   for (CaseAccuracy& a : result.cases) {
     MeasuredCase shape;
     shape.kernel = a.kernel;
@@ -317,12 +321,12 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
     shape.raster = a.raster;
     const MeasuredKernel& kernel = *kernels_by_id.at(a.kernel);
     a.prediction =
-        kernels::predict(gpu, predict_input(kernel, shape, l2_model), result.fit.calibration);
+        kernels::predict(gpu, predict_input(kernel, shape, l2_model), result.calibration_used);
     a.predicted_tflops = a.prediction.tflops;
     a.error_percent = 100.0 * (a.predicted_tflops - a.measured_tflops) / a.measured_tflops;
     a.binding = a.prediction.binding;
-    const Prediction estimated =
-        kernels::predict(gpu, predict_input(kernel, shape, l2_model, true), result.fit.calibration);
+    const Prediction estimated = kernels::predict(gpu, predict_input(kernel, shape, l2_model, true),
+                                                  result.calibration_used);
     a.estimated_tflops = estimated.launchable ? estimated.tflops : 0.0;
   }
 
@@ -364,7 +368,7 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
   result.sweep_spearman_all = spearman_rank_correlation(all_predicted, all_measured);
   result.sweep = per_shape(result.cases, CaseSet::kSweep);
   result.sample = per_shape(result.cases, CaseSet::kSample);
-  result.registers = register_accuracy(gpu, kernels_by_id, result.fit.calibration);
+  result.registers = register_accuracy(gpu, kernels_by_id, result.calibration_used);
 
   // L2 hit rate against Nsight Compute, for both models.
   for (L2Model model : {L2Model::kPublished, L2Model::kRoofcast}) {
@@ -376,7 +380,7 @@ ModelAccuracy evaluate_model(const GpuSpec& gpu,
         if (c.kernel == kCublasKernel || !c.ncu.has_value() || !c.ncu->l2_hit_rate_pct) continue;
         const MeasuredKernel& kernel = *kernels_by_id.at(c.kernel);
         const Prediction p =
-            kernels::predict(gpu, predict_input(kernel, c, model), result.fit.calibration);
+            kernels::predict(gpu, predict_input(kernel, c, model), result.calibration_used);
         L2Agreement::Row row;
         row.name = c.kernel + " " + problem_text(c.problem) + " " +
                    gemm::to_string(c.raster.value_or(gemm::RasterOrder{}));

@@ -91,12 +91,20 @@ std::string accuracy_text(const validation::ModelAccuracy& a, bool every_case) {
   std::ostringstream out;
   out << "GPU          " << a.spec_id << ", measurement revision " << a.measurement_revision
       << "\n";
-  out << "calibration  fitted on the '" << a.training_split << "' split (" << a.fit.training_cases
-      << " training, " << a.fit.held_out_cases << " held-out cases):";
+  const bool transferred = !a.calibration_from.empty();
+  if (transferred) {
+    out << "calibration  " << a.calibration_from
+        << "'s committed calibration, register model included (nothing fitted on this GPU; "
+           "training and held-out below are the '"
+        << a.training_split << "' split's cases):";
+  } else {
+    out << "calibration  fitted on the '" << a.training_split << "' split (" << a.fit.training_cases
+        << " training, " << a.fit.held_out_cases << " held-out cases):";
+  }
   for (int i = 0; i < kFittedParameterCount; ++i) {
     const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
-    out << " " << parameter.name << "=" << format("%.4g", a.fit.calibration.*parameter.field)
-        << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not fitted)");
+    out << " " << parameter.name << "=" << format("%.4g", a.calibration_used.*parameter.field)
+        << (transferred || a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not fitted)");
   }
   out << "\n\nerror of predicted TFLOPS (|predicted - measured| / measured)\n";
   out << summary_line("training", a.training);
@@ -195,12 +203,15 @@ nlohmann::json accuracy_json(const validation::ModelAccuracy& a) {
   j["gpu_id"] = a.spec_id;
   j["measurement_revision"] = a.measurement_revision;
   j["training_split"] = a.training_split;
+  // Another GPU's calibration: its id, and no parameter counts as fitted here.
+  const bool transferred = !a.calibration_from.empty();
+  j["calibration_from"] = transferred ? nlohmann::json(a.calibration_from) : nlohmann::json();
   nlohmann::json parameters;
   for (int i = 0; i < kFittedParameterCount; ++i) {
     const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
     parameters[std::string(parameter.name)] = {
-        {"value", a.fit.calibration.*parameter.field},
-        {"fitted", a.fit.fitted[static_cast<std::size_t>(i)]}};
+        {"value", a.calibration_used.*parameter.field},
+        {"fitted", !transferred && a.fit.fitted[static_cast<std::size_t>(i)]}};
   }
   j["calibration"] = parameters;
   j["training"] = summary_json(a.training);

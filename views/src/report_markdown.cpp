@@ -667,6 +667,23 @@ void errors_section(std::ostringstream& md, const GpuReport& r) {
   summary_row(md, "held out", a.held_out);
   summary_row(md, "all", a.all);
   summary_row(md, "all, uncalibrated", a.uncalibrated_all);
+  if (r.transferred_accuracy) {
+    const validation::ModelAccuracy& t = *r.transferred_accuracy;
+    md << "\nThis GPU has no calibration of its own: the parameters above were fitted by this "
+          "report on this run. A prediction for it takes "
+       << t.calibration_from
+       << "'s committed calibration (the measured GPU nearest in compute capability, register "
+          "model included), fitted on "
+       << t.calibration_from
+       << " and never on this GPU; its error on the same cases is how the model carries to a "
+          "GPU it was not fitted on (`roofcast accuracy --gpu "
+       << r.gpu.id << " --calibration-of " << t.calibration_from << "`):\n\n"
+       << "| cases | count | MAPE | worst \\|error\\| | worst case |\n|---|---:|---:|---:|---|\n";
+    summary_row(md, "training split", t.training);
+    summary_row(md, "held out", t.held_out);
+    summary_row(md, "all", t.all);
+    if (t.held_out_both.cases > 0) summary_row(md, "held-out configs x shapes", t.held_out_both);
+  }
   if (!r.earlier_runs.empty()) {
     const EarlierRun& last = r.earlier_runs.back();
     md << "\nFor scale, the measurement's own noise: the " << last.common_cases
@@ -865,7 +882,14 @@ std::string gpu_report_markdown(const GpuReport& r) {
        << format("%.1f%%", a.held_out.mape_percent) << " ("
        << format("%.1f%%", a.training.mape_percent) << " on its " << a.training.cases
        << " training cases, " << format("%.1f%%", a.uncalibrated_all.mape_percent)
-       << " uncalibrated)";
+       << " uncalibrated";
+    if (r.transferred_accuracy) {
+      md << "; with " << r.transferred_accuracy->calibration_from
+         << "'s calibration, fitted there and never on this GPU, "
+         << format("%.1f%%", r.transferred_accuracy->all.mape_percent) << " over all "
+         << r.transferred_accuracy->all.cases << " cases";
+    }
+    md << ")";
     if (a.held_out_both.cases > 0) {
       md << "; on the " << a.held_out_both.cases
          << " cases of the measured sample whose config and shape were both held out, "

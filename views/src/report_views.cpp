@@ -537,6 +537,28 @@ EarlierRun compare_earlier_run(const GpuSpec& gpu, const LadderMeasurement& earl
 
 }  // namespace
 
+namespace {
+
+/// The committed calibration of the measured GPU nearest in compute capability (the first on
+/// ties, database order); none when no GPU has one.
+std::optional<StoredCalibration> nearest_calibration(const GpuSpec& gpu) {
+  std::optional<StoredCalibration> best;
+  const int cc = gpu.compute_capability.number();
+  int nearest = 0;
+  for (const GpuSpec& other : embedded_specs()) {
+    const StoredCalibration* stored = embedded_calibration(other.id);
+    if (stored == nullptr || other.id == gpu.id) continue;
+    const int distance = std::abs(other.compute_capability.number() - cc);
+    if (!best || distance < nearest) {
+      best = *stored;
+      nearest = distance;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 ReportPaths report_paths(const fs::path& root, const std::string& gpu_id) {
   ReportPaths p;
   const std::string dir = "data/measurements/" + gpu_id + "/";
@@ -620,6 +642,14 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
     for (const LadderMeasurement& part : sample_parts) all.push_back(&part);
     try {
       r.accuracy = validation::evaluate_model(gpu, all);
+      if (!r.calibration) {
+        r.transferred_calibration = nearest_calibration(gpu);
+        if (r.transferred_calibration) {
+          r.transferred_accuracy = validation::evaluate_model(gpu, all, L2Model::kRoofcast,
+                                                              r.transferred_calibration->parameters,
+                                                              r.transferred_calibration->gpu_id);
+        }
+      }
     } catch (const std::invalid_argument& error) {  // e.g. a check-only run: nothing timed
       throw ReportDataError(measurement_path + ": " + error.what());
     }
@@ -657,20 +687,7 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
       r.runs.push_back(ladder_run(selection, paths.selection, "selection"));
     }
   } else {
-    if (!r.calibration) {
-      // The measured GPU nearest in compute capability (the first on ties, database order).
-      const int cc = gpu.compute_capability.number();
-      int nearest = 0;
-      for (const GpuSpec& other : embedded_specs()) {
-        const auto stored = embedded_calibration(other.id);
-        if (!stored) continue;
-        const int distance = std::abs(other.compute_capability.number() - cc);
-        if (!r.transferred_calibration || distance < nearest) {
-          r.transferred_calibration = *stored;
-          nearest = distance;
-        }
-      }
-    }
+    if (!r.calibration) r.transferred_calibration = nearest_calibration(gpu);
     fill_predicted_ladder(r, calibration);
     fill_predicted_tile_curves(r, calibration);
     fill_l2_raster(r, nullptr, nullptr, calibration);

@@ -141,6 +141,11 @@ struct ModelAccuracy {
   std::string measurement_revision;
   std::string training_split = kTrainingSplit;
   FitResult fit;
+  /// Set when the predictions took another GPU's committed calibration (transferred_calibration
+  /// in evaluate_model) instead of fit.calibration: that GPU's id; fit still reports this
+  /// measurement's own fit.
+  std::string calibration_from;
+  Calibration calibration_used;     // the calibration of every calibrated prediction below
   std::vector<CaseAccuracy> cases;  // every timed case: ladder, sweeps, then the sample
   ErrorSummary training;
   ErrorSummary held_out;
@@ -168,9 +173,14 @@ struct ModelAccuracy {
 /// kernel's resources, fits the calibration on the training split, and summarises. A case met
 /// again in a later measurement is a duplicate. Throws std::invalid_argument when there is no
 /// timed case, or a case names a kernel that is not compiled in this build.
+/// With transferred_calibration (and its GPU's id), every calibrated prediction takes that
+/// calibration, register model included, instead of this measurement's fit: a GPU the
+/// parameters were never fitted on (roofcast accuracy --calibration-of).
 ModelAccuracy evaluate_model(const GpuSpec& gpu,
                              const std::vector<const LadderMeasurement*>& measurements,
-                             L2Model l2_model = L2Model::kRoofcast);
+                             L2Model l2_model = L2Model::kRoofcast,
+                             const std::optional<Calibration>& transferred_calibration = {},
+                             const std::string& transferred_from = {});
 /// evaluate_model of one measurement.
 ModelAccuracy evaluate_model(const GpuSpec& gpu, const LadderMeasurement& measurement,
                              L2Model l2_model = L2Model::kRoofcast);

@@ -168,10 +168,13 @@ struct GpuReport {
   std::string gnuplot_version;
   std::optional<StoredCalibration> calibration;
   std::string calibration_path;
-  /// For an uncalibrated, unmeasured GPU: the calibration of the measured GPU nearest in compute
-  /// capability, shown beside the uncalibrated prediction as a second estimate (never validated
-  /// on this GPU).
+  /// For a GPU without a calibration of its own: the calibration of the measured GPU nearest in
+  /// compute capability. Unmeasured: shown beside the uncalibrated prediction as a second
+  /// estimate (never validated on this GPU); measured: transferred_accuracy.
   std::optional<StoredCalibration> transferred_calibration;
+  /// A measured GPU without its own calibration: the accuracy of the transferred calibration on
+  /// its measurements (nothing fitted on this GPU), beside the report's own fit.
+  std::optional<validation::ModelAccuracy> transferred_accuracy;
   std::vector<ReportRun> runs;
   std::vector<EarlierRun> earlier_runs;                    // oldest first
   std::optional<std::pair<int, int>> occupancy_agreement;  // runtime answers + launches, mismatches
