@@ -107,8 +107,10 @@ int run_report(const std::vector<std::string>& args) {
   }
   std::size_t figure_count = figures.size();
   if (report.selection) {
-    const auto sources = selection_sources(gpu.id);
-    write_selection_report(evaluate_selection_files(gpu, sources, root), sources, out);
+    const StoredCalibration* transferred =
+        report.calibration ? nullptr : &*report.transferred_calibration;
+    const auto sources = selection_sources(gpu.id, transferred);
+    write_selection_report(evaluate_selection_files(gpu, sources, root, transferred), sources, out);
     figure_count += 2;
   }
   out.commit();

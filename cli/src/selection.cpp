@@ -27,14 +27,30 @@ int run_selection(const std::vector<std::string>& args) {
       "the measurement the calibration was fitted on, to count trained cases (default: "
       "ROOT/data/measurements/<gpu id>/sgemm-ladder.json)")(
       "report", po::value<std::string>(), "write DIR/selection.md and its SVG figures (gnuplot)")(
-      "force", "with --report: overwrite files in DIR that roofcast did not write");
+      "force", "with --report: overwrite files in DIR that roofcast did not write")(
+      "calibration-of", po::value<std::string>(),
+      "rank with this other GPU's committed calibration (a GPU without its own: how the "
+      "parameters carry to a GPU they were never fitted on)");
   const po::variables_map vm = parse(args, desc);
   if (vm.count("help")) {
     std::cout << desc;
     return 0;
   }
   const roofcast::GpuSpec gpu = gpu_from(vm);
-  roofcast::views::SelectionSources sources = selection_sources(gpu.id);
+  const roofcast::StoredCalibration* transferred = nullptr;
+  if (vm.count("calibration-of")) {
+    const std::string from = vm["calibration-of"].as<std::string>();
+    transferred = roofcast::embedded_calibration(from);
+    if (transferred == nullptr) {
+      throw UsageError("--calibration-of '" + from +
+                       "': no committed calibration of that GPU id (data/calibration/)");
+    }
+    if (from == gpu.id) {
+      throw UsageError("--calibration-of '" + from +
+                       "' is the GPU measured: give another GPU's id");
+    }
+  }
+  roofcast::views::SelectionSources sources = selection_sources(gpu.id, transferred);
   // --measurements and --training are paths as given; the defaults are under the data root.
   std::filesystem::path root = ".";
   if (vm.count("measurements") && vm.count("training")) {
@@ -49,7 +65,7 @@ int run_selection(const std::vector<std::string>& args) {
       sources.training_path = std::filesystem::absolute(vm["training"].as<std::string>());
     }
   }
-  const SelectionReports reports = evaluate_selection_files(gpu, sources, root);
+  const SelectionReports reports = evaluate_selection_files(gpu, sources, root, transferred);
   if (vm.count("report")) {
     roofcast::cli::StagedFolder out(vm["report"].as<std::string>(), vm.count("force") != 0U,
                                     "--report");

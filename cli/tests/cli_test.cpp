@@ -348,6 +348,14 @@ TEST(CliAccuracy, CalibrationOfAnotherGpu) {
   expect_error(
       "accuracy --gpu h100-sxm5 --calibration-of h200-sxm --write-calibration /tmp/x.json" + root,
       2, "nothing is fitted to write");
+  // The selection experiment the same way: without the option the H100 has no calibration.
+  const CliRun selection =
+      run_cli("selection --gpu h100-sxm5 --calibration-of h200-sxm --json" + root);
+  ASSERT_EQ(selection.exit_code, 0) << selection.err;
+  EXPECT_EQ(nlohmann::json::parse(selection.out)["estimated_registers"]["shapes"].size(), 11U);
+  expect_error("selection --gpu h100-sxm5" + root, 1, "no committed calibration for h100-sxm5");
+  expect_error("selection --gpu h100-sxm5 --calibration-of l4" + root, 2,
+               "--calibration-of 'l4': no committed calibration");
 }
 
 // --csv: a header row, one row per item, the fields quoted only when they must be.

@@ -679,11 +679,13 @@ GpuReport make_gpu_report(const GpuSpec& gpu, const fs::path& root, const std::s
               [](const EarlierRun& a, const EarlierRun& b) {
                 return std::tie(a.run.date_utc, a.run.path) < std::tie(b.run.date_utc, b.run.path);
               });
-    if (fs::exists(root / paths.selection) && r.calibration) {
+    // Ranked with the GPU's own calibration, else the transferred one (trained on none of it).
+    if (fs::exists(root / paths.selection) && (r.calibration || r.transferred_calibration)) {
       const LadderMeasurement selection =
           validation::load_ladder_measurement(root / paths.selection);
-      r.selection = validation::evaluate_selection(gpu, selection, calibration, &*measurement,
-                                                   validation::RegisterSource::kEstimated);
+      r.selection = validation::evaluate_selection(
+          gpu, selection, r.calibration ? calibration : r.transferred_calibration->parameters,
+          r.calibration ? &*measurement : nullptr, validation::RegisterSource::kEstimated);
       r.runs.push_back(ladder_run(selection, paths.selection, "selection"));
     }
   } else {

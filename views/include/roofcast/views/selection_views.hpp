@@ -14,6 +14,7 @@ struct SelectionSources {
   std::string measurement_path;
   std::string calibration_path;
   std::string training_path;
+  std::string calibration_of;  // another GPU whose calibration ranks (--calibration-of), or empty
 };
 
 std::string selection_text(const validation::SelectionReport& estimated,
