@@ -68,17 +68,8 @@ int run_accuracy(const std::vector<std::string>& args) {
   }
   std::optional<roofcast::Calibration> transferred;
   std::string transferred_from;
-  if (vm.count("calibration-of")) {
-    transferred_from = vm["calibration-of"].as<std::string>();
-    const roofcast::StoredCalibration* stored = roofcast::embedded_calibration(transferred_from);
-    if (stored == nullptr) {
-      throw UsageError("--calibration-of '" + transferred_from +
-                       "': no committed calibration of that GPU id (data/calibration/)");
-    }
-    if (transferred_from == gpu.id) {
-      throw UsageError("--calibration-of '" + transferred_from +
-                       "' is the GPU measured: give another GPU's id");
-    }
+  if (const roofcast::StoredCalibration* stored = calibration_of_option(vm, gpu)) {
+    transferred_from = stored->gpu_id;
     if (vm.count("write-calibration")) {
       throw UsageError("--calibration-of and --write-calibration: nothing is fitted to write");
     }

@@ -209,6 +209,21 @@ roofcast::gemm::RasterOrder raster_from(const po::variables_map& vm) {
   return *raster;
 }
 
+const roofcast::StoredCalibration* calibration_of_option(const po::variables_map& vm,
+                                                         const roofcast::GpuSpec& gpu) {
+  if (!vm.count("calibration-of")) return nullptr;
+  const std::string from = vm["calibration-of"].as<std::string>();
+  const roofcast::StoredCalibration* stored = roofcast::embedded_calibration(from);
+  if (stored == nullptr) {
+    throw UsageError("--calibration-of '" + from +
+                     "': no committed calibration of that GPU id (data/calibration/)");
+  }
+  if (from == gpu.id) {
+    throw UsageError("--calibration-of '" + from + "' is the GPU measured: give another GPU's id");
+  }
+  return stored;
+}
+
 void require_same_gpu(const roofcast::GpuSpec& gpu,
                       const roofcast::validation::LadderMeasurement& measurement,
                       const std::string& path) {

@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "roofcast/calibration.hpp"
 #include "roofcast/gemm.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/validation/ladder_measurements.hpp"
@@ -88,6 +89,10 @@ std::vector<std::string> split_list(const std::string& text);
 /// Writes `figure` through a staging file beside it, moved into place once gnuplot succeeded.
 void draw_figure_file(const std::string& script, const std::filesystem::path& figure, bool force,
                       const std::string& flag);
+
+/// --calibration-of ID: another GPU's committed calibration (nullptr without the flag); a
+/// UsageError names an id without a calibration or the GPU measured itself.
+const StoredCalibration* calibration_of_option(const po::variables_map& vm, const GpuSpec& gpu);
 
 /// A measurement is evidence about the GPU it was run on only.
 void require_same_gpu(const GpuSpec& gpu, const validation::LadderMeasurement& measurement,

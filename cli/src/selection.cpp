@@ -37,19 +37,7 @@ int run_selection(const std::vector<std::string>& args) {
     return 0;
   }
   const roofcast::GpuSpec gpu = gpu_from(vm);
-  const roofcast::StoredCalibration* transferred = nullptr;
-  if (vm.count("calibration-of")) {
-    const std::string from = vm["calibration-of"].as<std::string>();
-    transferred = roofcast::embedded_calibration(from);
-    if (transferred == nullptr) {
-      throw UsageError("--calibration-of '" + from +
-                       "': no committed calibration of that GPU id (data/calibration/)");
-    }
-    if (from == gpu.id) {
-      throw UsageError("--calibration-of '" + from +
-                       "' is the GPU measured: give another GPU's id");
-    }
-  }
+  const roofcast::StoredCalibration* transferred = calibration_of_option(vm, gpu);
   roofcast::views::SelectionSources sources = selection_sources(gpu.id, transferred);
   // --measurements and --training are paths as given; the defaults are under the data root.
   std::filesystem::path root = ".";
