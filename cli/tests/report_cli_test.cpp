@@ -281,6 +281,18 @@ TEST(ReportCli, JsonCarriesTheSameNumbers) {
   EXPECT_FALSE(p.at("validated").get<bool>());
   EXPECT_TRUE(p.at("errors").is_null());
   EXPECT_EQ(p.at("transferred_calibration").at("gpu_id"), "h200-sxm");
+  EXPECT_TRUE(p.at("errors_with_transferred_calibration").is_null());
+  EXPECT_TRUE(j.at("errors_with_transferred_calibration").is_null());  // has its own
+  // Measured, no calibration of its own: its own fit and the H200's, both over the same cases.
+  const CliRun h100 = run_cli("report --gpu h100-sxm5 --root '" + kRoot.string() + "' --json");
+  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  const nlohmann::json m = nlohmann::json::parse(h100.out);
+  EXPECT_TRUE(m.at("validated").get<bool>());
+  const nlohmann::json& transferred = m.at("errors_with_transferred_calibration");
+  EXPECT_EQ(transferred.at("calibration_from"), "h200-sxm");
+  EXPECT_TRUE(m.at("errors").at("calibration_from").is_null());
+  EXPECT_EQ(transferred.at("all").at("cases"), m.at("errors").at("all").at("cases"));
+  EXPECT_NE(transferred.at("all").at("mape_percent"), m.at("errors").at("all").at("mape_percent"));
 }
 
 // ---- loaders -------------------------------------------------------------------------------

@@ -149,6 +149,10 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
   } else {
     out["errors"] = nullptr;
   }
+  // A measured GPU without its own calibration: the same view with the transferred one
+  // (`roofcast accuracy --calibration-of`).
+  out["errors_with_transferred_calibration"] =
+      r.transferred_accuracy ? accuracy_json(*r.transferred_accuracy) : json();
   out["published_checks"] = json::array();
   for (const PublishedCheck& check : r.published_checks) {
     json rows = json::array();
