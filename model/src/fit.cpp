@@ -469,19 +469,14 @@ RegisterModel fit_register_model(const std::vector<RegisterSample>& training) {
     for (int j = 0; j < kRegisterFeatureCount; ++j) m.coefficients[j] = w(j + 1);
     return m;
   };
-  auto raw_estimate = [](const RegisterModel& m, const RegisterSample& s) {
-    double count = m.intercept;
-    for (int j = 0; j < kRegisterFeatureCount; ++j) count += m.coefficients[j] * s.features[j];
-    return count;
-  };
   std::vector<const RegisterSample*> short_of_cap;
   RegisterModel model = solve(short_of_cap);
   constexpr int kMaxCensoredRounds = 100;
   for (int round = 0; round < kMaxCensoredRounds; ++round) {
     std::vector<const RegisterSample*> next;
     for (const RegisterSample* s : censored) {
-      // Half a register (the rounding unit) of tolerance: a row fitted onto its bound stays.
-      if (raw_estimate(model, *s) < s->cap - 1 + 0.5) next.push_back(s);
+      // Short: the rounded estimate is below the cap (a row fitted onto cap - 1 stays short).
+      if (fitted_registers(model, s->features) < s->cap) next.push_back(s);
     }
     if (next == short_of_cap) break;
     short_of_cap = std::move(next);

@@ -539,22 +539,11 @@ EarlierRun compare_earlier_run(const GpuSpec& gpu, const LadderMeasurement& earl
 
 namespace {
 
-/// The committed calibration of the measured GPU nearest in compute capability (the first on
-/// ties, database order); none when no GPU has one.
+/// For a GPU without a calibration of its own: the measured GPU nearest in compute capability's
+/// (calibration_for_gpu); none when no GPU has one.
 std::optional<StoredCalibration> nearest_calibration(const GpuSpec& gpu) {
-  std::optional<StoredCalibration> best;
-  const int cc = gpu.compute_capability.number();
-  int nearest = 0;
-  for (const GpuSpec& other : embedded_specs()) {
-    const StoredCalibration* stored = embedded_calibration(other.id);
-    if (stored == nullptr || other.id == gpu.id) continue;
-    const int distance = std::abs(other.compute_capability.number() - cc);
-    if (!best || distance < nearest) {
-      best = *stored;
-      nearest = distance;
-    }
-  }
-  return best;
+  const StoredCalibration* stored = calibration_for_gpu(gpu);
+  return stored != nullptr ? std::optional<StoredCalibration>(*stored) : std::nullopt;
 }
 
 }  // namespace
