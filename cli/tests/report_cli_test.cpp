@@ -494,6 +494,30 @@ TEST(PublishedLadders, ErrorsNameTheFileAndTheField) {
   expect_ladder_error(kLadder, "{\"schema_version\"", "[{\"schema_version\"", "not valid JSON");
 }
 
+TEST(PublishedLadders, AStepMayNameTheAuthorsConfig) {
+  const std::string kernel =
+      "\"maps_to_rung\": 1, \"kernel\": \"r01-naive-32x32x0-t1x1-1024t\", \"kernel_note\": \"as "
+      "the author's launcher\"";
+  std::string text = kLadder;
+  text.replace(text.find("\"maps_to_rung\": 1"), 17, kernel);
+  const auto ladders = roofcast::views::parse_published_ladders(text, "t.json");
+  ASSERT_TRUE(ladders[0].steps[0].kernel.has_value());
+  EXPECT_EQ(ladders[0].steps[0].kernel->rung, 1);
+  EXPECT_EQ(ladders[0].steps[0].kernel->threads, 1024);
+  EXPECT_EQ(ladders[0].steps[0].kernel_note, "as the author's launcher");
+  EXPECT_FALSE(ladders[0].steps[1].kernel.has_value());
+  expect_ladder_error(text, "r01-naive-32x32x0-t1x1-1024t", "r01-naive-32x32x0-t1x1-999t",
+                      "field 'ladders[0].steps[0].kernel': expected a roofcast kernel id");
+  expect_ladder_error(text, "r01-naive-32x32x0-t1x1-1024t", "r02-smem-32x32x32-t1x1-1024t",
+                      "field 'ladders[0].steps[0].kernel': expected a config of the step's "
+                      "maps_to_rung");
+  expect_ladder_error(text, ", \"kernel_note\": \"as the author's launcher\"", "",
+                      "field 'ladders[0].steps[0].kernel_note'");
+  expect_ladder_error(kLadder, "\"pct_of_cublas\": 1.5",
+                      "\"pct_of_cublas\": 1.5, \"kernel_note\": \"x\"",
+                      "field 'ladders[0].steps[0].kernel_note': expected no such field");
+}
+
 TEST(PublishedLadders, ASpecIdAndShapeNameTheGpuAndSize) {
   std::string text = kLadder;
   text.replace(text.find("\"problem\": \"p\""), 14,
@@ -521,17 +545,25 @@ TEST(PublishedLadders, TheReportOfTheirGpuPredictsEveryMappedStep) {
   const roofcast::views::PublishedCheck& check = report.published_checks[0];
   EXPECT_EQ(check.ladder_id, "siboehm-a6000");
   EXPECT_EQ(check.problem.m, 4096);
-  // Steps 2-8, 10 and 11 map to rungs with rates; 1, 9 and cuBLAS map to none.
-  ASSERT_EQ(check.rows.size(), 9u);
+  // Steps 2-11 map to rungs with rates; 1 and cuBLAS map to none.
+  ASSERT_EQ(check.rows.size(), 10u);
   double sum = 0;
   for (const auto& row : check.rows) {
     ASSERT_TRUE(row.predicted_TFLOPS.has_value()) << row.step;
     ASSERT_TRUE(row.transferred_TFLOPS.has_value()) << row.step;
     EXPECT_GT(row.published_TFLOPS, 0);
+    EXPECT_TRUE(row.authors_tiles) << row.step;  // every step names the author's tiles
     sum += std::abs(*row.predicted_TFLOPS / row.published_TFLOPS - 1);
   }
   ASSERT_TRUE(check.mape_percent.has_value());
-  EXPECT_NEAR(*check.mape_percent, 100 * sum / 9, 1e-9);
+  EXPECT_NEAR(*check.mape_percent, 100 * sum / 10, 1e-9);
+  // Step 10 (warptiling) is predicted with the author's 128-thread 8x16 config, not rung 7's
+  // headline (256 threads, 8x8).
+  const auto warptiling = std::find_if(check.rows.begin(), check.rows.end(), [](const auto& row) {
+    return row.step == "10: Warptiling";
+  });
+  ASSERT_NE(warptiling, check.rows.end());
+  EXPECT_EQ(warptiling->kernel, "r07-warp-128x128x16-w64x64-t8x16-128t-v4-padded");
   const auto h200 = roofcast::views::make_gpu_report(roofcast::embedded_spec("h200-sxm"), kRoot,
                                                      "digest", "gnuplot");
   EXPECT_TRUE(h200.published_checks.empty());

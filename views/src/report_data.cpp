@@ -7,6 +7,7 @@
 
 #include "roofcast/gemm.hpp"
 #include "roofcast/json_input.hpp"
+#include "roofcast/kernels/registry.hpp"
 #include "roofcast/spec.hpp"
 #include "roofcast/views/report_data.hpp"
 
@@ -99,6 +100,17 @@ std::vector<PublishedLadder> read_published_ladders(const json& document,
       PublishedStep step;
       step.step = st.string("step");
       step.maps_to_rung = rung_number(st, "maps_to_rung", true);
+      if (const std::optional<std::string> id = st.optional_string("kernel")) {
+        std::string problem;
+        step.kernel = kernels::parse_kernel_id(*id, &problem);
+        if (!step.kernel) {
+          st.fail(st.where("kernel"), "a roofcast kernel id (" + problem + ")", st.raw("kernel"));
+        }
+        if (step.kernel->rung != step.maps_to_rung) {
+          st.fail(st.where("kernel"), "a config of the step's maps_to_rung");
+        }
+        step.kernel_note = st.string("kernel_note");
+      }
       step.gflops = st.number_in_or_null("gflops", 0, 1e9);
       step.pct_of_cublas = st.number_in_or_null("pct_of_cublas", 0, 1e9);
       // The range is optional: both ends or neither.

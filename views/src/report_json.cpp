@@ -160,6 +160,7 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
       rows.push_back({{"step", row.step},
                       {"rung", row.rung},
                       {"kernel", row.kernel},
+                      {"kernel_source", row.authors_tiles ? "authors_tiles" : "rung_headline"},
                       {"published_tflops", row.published_TFLOPS},
                       {"predicted_tflops", optional_number(row.predicted_TFLOPS)},
                       {"transferred_tflops", optional_number(row.transferred_TFLOPS)}});

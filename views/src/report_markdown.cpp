@@ -114,10 +114,12 @@ void published_checks_markdown(std::ostringstream& md, const GpuReport& r) {
   const std::string transferred =
       r.transferred_calibration ? r.transferred_calibration->gpu_id : std::string();
   md << "### Published measurements on this GPU, predicted\n\n"
-     << "Each published step with a rate and a rung, against the prediction of that rung's "
-        "headline config at the published size (fastest predicted raster order, registers "
-        "estimated). The published kernels are the authors' own, not roofcast's configs, and "
-        "the published rates come from their clocks and toolkits: this checks the model's "
+     << "Each published step with a rate and a rung, against the prediction of the roofcast "
+        "config with the author's tiles (block, warp and thread tile, threads, as the author's "
+        "launcher sets them; the ladder file's `kernel`, with how the kernels still differ in "
+        "its `kernel_note`), else of that rung's headline config (marked *headline*), at the "
+        "published size (fastest predicted raster order, registers estimated). The published "
+        "rates come from the authors' own kernels, clocks and toolkits: this checks the model's "
         "direction on a GPU roofcast has never run, it fits nothing.\n\n"
      << "| ladder | size | step | rung | roofcast config | published TFLOPS | predicted | error |";
   if (!transferred.empty()) md << " with " << transferred << "'s scales | error |";
@@ -127,7 +129,8 @@ void published_checks_markdown(std::ostringstream& md, const GpuReport& r) {
   for (const PublishedCheck& check : r.published_checks) {
     for (const PublishedCheckRow& row : check.rows) {
       md << "| " << check.ladder_id << " | " << problem_label(check.problem) << " | " << row.step
-         << " | " << row.rung << " | `" << row.kernel << "` | "
+         << " | " << row.rung << " | `" << row.kernel << "`"
+         << (row.authors_tiles ? "" : " *headline*") << " | "
          << format("%.2f", row.published_TFLOPS) << " | ";
       if (row.predicted_TFLOPS) {
         md << format("%.2f", *row.predicted_TFLOPS) << " | "

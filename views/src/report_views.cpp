@@ -258,28 +258,33 @@ void fill_published_checks(GpuReport& r, const Calibration& calibration) {
     const std::vector<const kernels::RegistryEntry*> headlines = headline_entries();
     for (const PublishedStep& step : ladder.steps) {
       if (!step.maps_to_rung || !step.gflops || !(*step.gflops > 0)) continue;
-      const auto entry = std::find_if(
-          headlines.begin(), headlines.end(),
-          [&](const kernels::RegistryEntry* e) { return e->config.rung == *step.maps_to_rung; });
-      if (entry == headlines.end()) continue;
+      // The author's tiles where the ladder file gives them, else the rung's headline config.
+      std::optional<gemm::TileConfig> config = step.kernel;
+      if (!config) {
+        const auto entry = std::find_if(
+            headlines.begin(), headlines.end(),
+            [&](const kernels::RegistryEntry* e) { return e->config.rung == *step.maps_to_rung; });
+        if (entry == headlines.end()) continue;
+        config = (*entry)->config;
+      }
       PublishedCheckRow row;
       row.step = step.step;
       row.rung = *step.maps_to_rung;
-      row.kernel = kernels::kernel_id((*entry)->config);
+      row.kernel = kernels::kernel_id(*config);
+      row.authors_tiles = step.kernel.has_value();
       row.published_TFLOPS = *step.gflops / 1000;
-      if (r.gpu.compute_capability.number() >=
-          kernels::minimum_compute_capability((*entry)->config)) {
+      if (r.gpu.compute_capability.number() >= kernels::minimum_compute_capability(*config)) {
         std::optional<Prediction> best;
-        for (const gemm::RasterOrder& raster : validation::ladder_rasters((*entry)->config)) {
-          Prediction p = predict_registered(r.gpu, (*entry)->config, check.problem, raster,
-                                            calibration, L2Model::kRoofcast);
+        for (const gemm::RasterOrder& raster : validation::ladder_rasters(*config)) {
+          Prediction p = predict_registered(r.gpu, *config, check.problem, raster, calibration,
+                                            L2Model::kRoofcast);
           if (p.launchable && (!best || p.tflops > best->tflops)) best = p;
         }
         if (best) {
           row.predicted_TFLOPS = best->tflops;
           if (r.transferred_calibration) {
             row.transferred_TFLOPS =
-                predict_registered(r.gpu, (*entry)->config, check.problem, best->raster,
+                predict_registered(r.gpu, *config, check.problem, best->raster,
                                    r.transferred_calibration->parameters, L2Model::kRoofcast)
                     .tflops;
           }

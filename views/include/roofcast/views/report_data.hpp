@@ -19,6 +19,11 @@ namespace roofcast::views {
 struct PublishedStep {
   std::string step;
   std::optional<int> maps_to_rung;  // the roofcast rung doing the same thing, if any
+  /// The roofcast config with the author's tile parameters (`kernel`, a kernel id of rung
+  /// maps_to_rung, registered or not), and how the author's kernel differs from it
+  /// (`kernel_note`, required with it). Without it the report predicts the rung's headline.
+  std::optional<gemm::TileConfig> kernel;
+  std::string kernel_note;
   std::optional<double> gflops;
   std::optional<double> pct_of_cublas;      // a single figure
   std::optional<double> pct_of_cublas_min;  // or a range

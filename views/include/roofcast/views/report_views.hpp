@@ -142,12 +142,14 @@ struct ScatterPoint {
 };
 
 /// A published ladder run on the report's GPU (PublishedLadder::gpu_spec), its steps predicted:
-/// each step with a rate and a rung, against that rung's headline config at the published shape
-/// (fastest predicted raster order, registers estimated). A check of direction, never a fit.
+/// each step with a rate and a rung, against the roofcast config with the author's tiles
+/// (PublishedStep::kernel) or else that rung's headline config, at the published shape (fastest
+/// predicted raster order, registers estimated). A check of direction, never a fit.
 struct PublishedCheckRow {
   std::string step;
   int rung = 0;
   std::string kernel;
+  bool authors_tiles = false;  // `kernel` is the step's own config, not the rung's headline
   double published_TFLOPS = 0;
   std::optional<double> predicted_TFLOPS;    // with the report's calibration (or none)
   std::optional<double> transferred_TFLOPS;  // with GpuReport::transferred_calibration
