@@ -73,6 +73,40 @@ for rung, values in sorted(by_rung.items()):
           f' ({inst[0]:.3f}..{inst[-1]:.3f})  shared wavefronts median {wave[len(wave) // 2]:.3f}'
           f' ({wave[0]:.3f}..{wave[-1]:.3f})')
 
+# A 4-byte cp.async of A (rungs 9-10, vector_width 1) writes shared memory as its global data
+# returns: the wavefronts one copy instruction implies are the measured ones less the model's
+# fragment reads and B stores, over the A copies (kernels/ladder/anatomy_warp_tiled.cpp,
+# async_copy_store_wavefronts: the copy's global wavefronts at least).
+print('\n4-byte cp.async A copies (rungs 9-10, vector_width 1), training configs at 2048^3:'
+      ' shared wavefronts per copy instruction')
+implied = []
+for k, c, p in at_2048:
+    cfg = k['config']
+    if cfg['rung'] < 9 or cfg['vector_width'] != 1:
+        continue
+    pk = p['per_k_tile']
+    warps = c['grid_blocks'] * math.ceil(k['threads_per_block'] / 32)
+    per_warp_tile = c['ncu']['shared_wavefronts'] / warps / p['tile_waste']['k_tiles']
+    others = sum(pk[g]['instructions_per_thread'] * pk[g]['wavefronts']
+                 for g in ('shared_load_a', 'shared_load_b', 'shared_store_b'))
+    implied.append((per_warp_tile - others) / pk['shared_store_a']['instructions_per_thread'])
+implied.sort()
+print(f'{len(implied)} configs: median {implied[len(implied) // 2]:.2f} ({implied[0]:.2f}..'
+      f'{implied[-1]:.2f}); global wavefronts of one copy: 4 (8 floats of each of 4 rows)')
+
+# The instruction fetch stall (spec instruction_cache_bytes, instruction_fetch_stall_cycles):
+# Nsight Compute's no_instruction stall per issued instruction by the K loop body's size
+# (instructions per warp per K tile x 16 bytes; rung 4 apart: its k loop is unrolled by two).
+print('\nno_instruction stall per instruction by K-tile body size (training configs at 2048^3)')
+bins = collections.defaultdict(list)
+for k, c, p in at_2048:
+    body = p['per_k_tile']['instructions'] * 16 / 1024
+    key = 'rung 4' if k['rung'] == 4 else f'{int(body // 16) * 16:3d}-{int(body // 16) * 16 + 16} KiB'
+    bins[key].append(c['ncu']['stalls']['no_instruction'])
+for key, values in sorted(bins.items()):
+    values.sort()
+    print(f'{key:>12}: {len(values):3d} configs  median {values[len(values) // 2]:.2f}  max {values[-1]:.2f}')
+
 
 def solve(rows, ys):
     """Least squares by the normal equations (Gauss-Jordan; a few columns)."""

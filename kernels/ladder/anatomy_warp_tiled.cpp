@@ -32,6 +32,15 @@ namespace ladder {
 /// Padding after each A^T row of rungs 7-10 (rules::kWarpTilingPadFloatsA).
 constexpr int kWarpTilingPadFloats = 4;
 
+/// A cp.async writes shared memory as its global data returns: one write wavefront per global
+/// wavefront of the copy at least, whatever the banks allow. Nsight Compute's shared wavefronts
+/// of the 4-byte A copies (rungs 9-10, vector_width 1; 45 training configs at 2048^3, run
+/// c97b1bb) imply a median 4.0 per copy instruction, where the banks alone give 1 and the copy
+/// reads 4 global wavefronts (experiments/sample/ncu_counts.py; docs/model.md#asynchronous-copies).
+int async_copy_store_wavefronts(int bank_wavefronts, int global_wavefronts) {
+  return std::max(bank_wavefronts, global_wavefronts);
+}
+
 /// Rungs 7-10 (warp_common.cuh). Stage layout: A^T, BK rows of BM + 4 floats, then B, BK rows
 /// of BN. Warp w holds warp tile (w / (BN/WN), w % (BN/WN)); lane l is thread
 /// (l / (WN/TN), l % (WN/TN)) of the warp's grid and reads, per k, TM/4 float4 of A^T row k at
@@ -110,8 +119,9 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
     a.global_a.wavefronts =
         global_wavefronts(words, s.lanes, 1, &a.global_a.wavefronts_ideal, &a.global_a.sectors);
     a.store_a.instructions = a_elements;  // the copies' shared-memory writes
-    a.store_a.wavefronts =
-        shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_a.wavefronts_ideal);
+    a.store_a.wavefronts = async_copy_store_wavefronts(
+        shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_a.wavefronts_ideal),
+        a.global_a.wavefronts);
   }
   // B: float4 along rows (thread t at row t / (BN/4), column 4 * (t % (BN/4))).
   walk_lanes(s.lanes, c.bn / kVectorFloats, [&](int lane, int row, int v) {
@@ -137,8 +147,9 @@ void warp_tiled_anatomy(const gemm::Problem& p, const TileConfig& c, const WarpS
     a.global_b.wavefronts =
         global_wavefronts(words, s.lanes, 1, &a.global_b.wavefronts_ideal, &a.global_b.sectors);
     a.store_b.instructions = a.global_b.instructions;
-    a.store_b.wavefronts =
-        shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_b.wavefronts_ideal);
+    a.store_b.wavefronts = async_copy_store_wavefronts(
+        shared_wavefronts(shared, s.lanes, 1, s.banks, &a.store_b.wavefronts_ideal),
+        a.global_b.wavefronts);
   } else {
     a.global_b = tile_global_load(s, c.bk, c.bn, p.n, a.threads, kVectorFloats, a.b_vector);
     a.store_b.instructions = b_vectors;

@@ -225,7 +225,10 @@ TEST(Anatomy, WarpTiledRungsPipelines) {
   EXPECT_EQ(r9.staging_registers, 0);
   EXPECT_DOUBLE_EQ(r9.global_a.instructions, 8);  // 4-byte copies: 1024 floats / 128 threads
   EXPECT_EQ(r9.global_a.wavefronts, 4);           // 4 rows x 32 bytes
-  EXPECT_EQ(r9.store_a.wavefronts, 1);            // banks (row + 4 * column) all different
+  // The banks (row + 4 * column) are all different, but a cp.async writes at its 4 global
+  // wavefronts (async_copy_store_wavefronts).
+  EXPECT_EQ(r9.store_a.wavefronts, 4);
+  EXPECT_EQ(r9.store_a.wavefronts_ideal, 1);
   // The copies' instructions are the global ones; the stores only count wavefronts.
   EXPECT_DOUBLE_EQ(r9.instructions(), r9.ffma + r9.global_a.instructions +
                                           r9.global_b.instructions + r9.load_a.instructions +
