@@ -141,8 +141,9 @@ TEST(SelectionCli, RoofcastBeatsEveryBaselineOnTheCommittedRun) {
   }
   // Level reached: 89.8% (4096x4096x256). It was at least 97% before the instruction-cache fact
   // (docs/model.md#instruction-fetch), chosen on the sample's training cases (training MAPE
-  // 17.4% -> 16.5%); this run is not a training set and did not decide it.
-  EXPECT_GE(ours.at("min_best_of_top5_of_best").get<double>(), 0.89);
+  // 17.4% -> 16.5%); this run is not a training set and did not decide it. 87.9% (8192x1024x1024)
+  // since the L2 read share of small grids (docs/model.md#convoys), chosen the same way.
+  EXPECT_GE(ours.at("min_best_of_top5_of_best").get<double>(), 0.875);
 }
 
 TEST(SelectionCli, MissingMeasurementIsAnError) {
