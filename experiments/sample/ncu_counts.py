@@ -125,7 +125,8 @@ def solve(rows, ys):
 
 print('\ncompiled overhead per rung: measured warp instructions per warp per K tile minus the anatomy\'s'
       '\ncount without it, least squares on per_k_tile + per_k_step * BK (+ per_global_load * global'
-      '\ncopy sites per thread, rungs 4-6); leave-one-out mean |error| of the total count')
+      '\ncopy sites per thread, rungs 4-6; + per_swizzle_pattern * (BK / 4 - 1) * (TM + TN) / 4 for'
+      '\nrung 6 swizzled); leave-one-out mean |error| of the total count')
 fits = collections.defaultdict(list)
 for k, c, p in at_2048:
     pk = p['per_k_tile']
@@ -136,7 +137,10 @@ for k, c, p in at_2048:
     site = 4 if k['rung'] in (5, 6) else 1  # copy sites: rungs 5-6's float4s, rung 4's loads
     loads = sum(pk[g]['instructions_per_thread'] * pk[g]['vector_floats'] / site
                 for g in ('global_a', 'global_b'))
-    row = [1, pk['k_tile']] + ([loads] if k['rung'] <= 6 else [])
+    cfg = k['config']
+    # Rung 6's swizzled layout: (BK / 4 - 1) extra XOR patterns per fragment float4 stream.
+    swizzle = (cfg['layout'] == 'swizzled') * (cfg['bk'] / 4 - 1) * (cfg['tm'] + cfg['tn']) / 4
+    row = [1, pk['k_tile']] + ([loads] if k['rung'] <= 6 else []) + ([swizzle] if k['rung'] == 6 else [])
     fits[k['rung']].append((row, measured - model, model, measured))
 for rung, items in sorted(fits.items()):
     coef = solve([r for r, *_ in items], [y for _, y, *_ in items])
@@ -147,7 +151,7 @@ for rung, items in sorted(fits.items()):
         row, _, model, measured = items[i]
         loo.append(abs((model + sum(a * b for a, b in zip(ci, row))) / measured - 1))
     before = sum(abs(m / x - 1) for _, _, m, x in items) / len(items)
-    print(f'rung {rung:2d}: {len(items):3d} configs  {{' + ', '.join(f'{v:.2f}' for v in coef + [0] * (3 - len(coef))) +
+    print(f'rung {rung:2d}: {len(items):3d} configs  {{' + ', '.join(f'{v:.2f}' for v in coef + [0] * (4 - len(coef))) +
           f'}}  without it {100 * before:.1f}%, with it (leave-one-out) {100 * sum(loo) / len(loo):.2f}%')
 
 

@@ -34,8 +34,13 @@ double compiled_overhead_instructions(const TileConfig& c, const KernelAnatomy& 
   // fallback issues four scalar loads per site (counted by unaligned rows' own instructions).
   const double site_floats = c.rung == 5 || c.rung == 6 ? kVectorFloats : 1;
   auto sites = [&](const WarpAccess& w) { return w.instructions * w.vector_floats / site_floats; };
+  const double swizzle_patterns =
+      c.layout == gemm::SmemLayout::kSwizzled
+          ? (c.bk / static_cast<double>(kVectorFloats) - 1) * (c.tm + c.tn) / kVectorFloats
+          : 0.0;
   return std::max(0.0, o.per_k_tile + o.per_k_step * c.bk +
-                           o.per_global_load * (sites(a.global_a) + sites(a.global_b)));
+                           o.per_global_load * (sites(a.global_a) + sites(a.global_b)) +
+                           o.per_swizzle_pattern * swizzle_patterns);
 }
 
 }  // namespace ladder
@@ -44,14 +49,15 @@ using gemm::TileConfig;
 using ladder::kVectorFloats;
 
 CompiledOverhead compiled_overhead(int rung) {
-  // {per_k_tile, per_k_step, per_global_load}; the fit's configs per rung in the comment.
+  // {per_k_tile, per_k_step, per_global_load, per_swizzle_pattern}; the fit's configs per rung
+  // in the comment.
   switch (rung) {
     case 4:
       return {15.06, 3.67, 11.98};  // 42 configs
     case 5:
       return {8.59, 0.05, 13.05};  // 49 configs
     case 6:
-      return {15.17, -1.69, 21.94};  // 48 configs
+      return {6.04, -0.60, 16.06, 9.73};  // 48 configs (25 swizzled)
     case 7:
       return {22.98, -0.21, 0};  // 51 configs
     case 8:

@@ -68,7 +68,11 @@ double unaligned_copy_integer(UnalignedCopy path);
 /// Warp instructions per K tile that the counts of the anatomy miss (address and predicate
 /// arithmetic of the copy code, loop and stage bookkeeping, rung 10's cluster barriers):
 ///   per_k_tile + per_k_step * BK + per_global_load * (global copy sites per thread: rung 4's
-///   scalar loads, rungs 5-6's float4 copies, whose unaligned fallback is four scalar loads).
+///   scalar loads, rungs 5-6's float4 copies, whose unaligned fallback is four scalar loads)
+///   + per_swizzle_pattern * (BK / 4 - 1) * (TM + TN) / 4 for rung 6's swizzled layout (its XOR
+///   term changes every 4 rows, so a K tile reads its fragments' TM / 4 + TN / 4 float4 streams
+///   under BK / 4 patterns where the padded layout's constant offsets need none; Nsight Compute:
+///   swizzled twins execute 1-11% more instructions than padded ones).
 /// Counted, not timed: least squares of Nsight Compute's executed warp instructions
 /// (smsp__inst_executed.sum) minus the anatomy's count over the sample's training configs
 /// without local memory at 2048^3 (sgemm-sample-ncu-all-*.json, run c97b1bb, nvcc 13.0 sm_90;
@@ -80,6 +84,7 @@ struct CompiledOverhead {
   double per_k_tile = 0;
   double per_k_step = 0;
   double per_global_load = 0;
+  double per_swizzle_pattern = 0;
 };
 CompiledOverhead compiled_overhead(int rung);
 
