@@ -176,13 +176,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // than the GPU from the probe on the same GH100 die (an H100 SXM's; the H200's own not yet
   // measured; docs/model.md#convoys) 12.46 / 13.99 / 14.49 (15.68) / 9.7; rung 6's swizzle
   // patterns in the compiled overhead (docs/model.md#compiled-overhead) 12.41 / 13.89 / 14.35
-  // (15.52) / 9.8. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 12.45);
-  EXPECT_LE(a.held_out.mape_percent, 13.9);
-  EXPECT_LE(a.held_out_both.mape_percent, 14.4);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.55);
-  EXPECT_LE(a.training_estimated.mape_percent, 12.35);
-  EXPECT_LE(ladder_mape, 9.85);
+  // (15.52) / 9.8; global loads on the data path at their data bytes, not their lines
+  // (docs/model.md#the-data-path) 12.14 / 13.51 / 13.92 (15.06) / 10.0. Guards at the level
+  // reached:
+  EXPECT_LE(a.training.mape_percent, 12.15);
+  EXPECT_LE(a.held_out.mape_percent, 13.55);
+  EXPECT_LE(a.held_out_both.mape_percent, 13.95);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.1);
+  EXPECT_LE(a.training_estimated.mape_percent, 12.0);
+  EXPECT_LE(ladder_mape, 10.05);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean
@@ -326,7 +328,7 @@ TEST(ModelAccuracyH200, ExactTiesOfConfigsMeasuredApart) {
   }
   std::printf("  held-out sample shapes: %d tied pairs, %d measured more than 2%% apart\n", tied,
               apart);
-  EXPECT_LE(apart, 85);  // guard at the level reached; the goal is 0
+  EXPECT_LE(apart, 36);  // guard at the level reached; the goal is 0
 }
 
 TEST(ModelAccuracyH200, TileSweepRankingAndTopOneSelection) {

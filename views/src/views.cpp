@@ -638,7 +638,7 @@ std::string term_note(const Prediction& p, TimeTerm term) {
                     100.0 * p.issue_efficiency);
     case TimeTerm::kSharedMemory:
       return format(
-          "%.0f L1/shared wavefronts per warp per K tile (%.0f shared, %.0f without "
+          "%.0f L1/shared data-path wavefronts per warp per K tile (%.0f shared, %.0f without "
           "bank conflicts)",
           a.l1_wavefronts(), a.shared_wavefronts(), a.shared_wavefronts_ideal());
     case TimeTerm::kLatency:
