@@ -37,7 +37,7 @@ constexpr int kWarpTilingPadFloats = 4;
 /// of the 4-byte A copies (rungs 9-10, vector_width 1; 45 training configs at 2048^3, run
 /// c97b1bb) imply a median 4.0 per copy instruction, where the banks alone give 1 and the copy
 /// reads 4 global wavefronts (experiments/sample/ncu_counts.py; docs/model.md#asynchronous-copies).
-int async_copy_store_wavefronts(int bank_wavefronts, int global_wavefronts) {
+constexpr int async_copy_store_wavefronts(int bank_wavefronts, int global_wavefronts) {
   return std::max(bank_wavefronts, global_wavefronts);
 }
 
