@@ -564,6 +564,7 @@ TEST(PublishedLadders, TheReportOfTheirGpuPredictsEveryMappedStep) {
   });
   ASSERT_NE(warptiling, check.rows.end());
   EXPECT_EQ(warptiling->kernel, "r07-warp-128x128x16-w64x64-t8x16-128t-v4-padded");
+  EXPECT_NE(warptiling->kernel_note.find("WNITER 4"), std::string::npos) << warptiling->kernel_note;
   const auto h200 = roofcast::views::make_gpu_report(roofcast::embedded_spec("h200-sxm"), kRoot,
                                                      "digest", "gnuplot");
   EXPECT_TRUE(h200.published_checks.empty());

@@ -337,6 +337,25 @@ TEST(Anatomy, CompiledOverheadFollowsTheCountedRows) {
   }
 }
 
+// Rung 6's swizzled layout pays per_swizzle_pattern for each of its BK / 4 - 1 extra XOR
+// patterns per fragment float4 stream ((TM + TN) / 4); its padded twin and BK = 4 pay none.
+TEST(Anatomy, SwizzleCountsItsPatterns) {
+  const CompiledOverhead o = compiled_overhead(6);
+  EXPECT_GT(o.per_swizzle_pattern, 0);
+  for (int rung : {4, 5, 7, 8, 9, 10}) EXPECT_EQ(compiled_overhead(rung).per_swizzle_pattern, 0);
+  TileConfig padded = tile(6, SmemLayout::kPadded, 128, 128, 16, 8, 8, 0, 0, 256, 1, 4);
+  TileConfig swizzled = padded;
+  swizzled.layout = SmemLayout::kSwizzled;
+  const KernelAnatomy p16 = anatomy(k4096, padded);
+  const KernelAnatomy s16 = anatomy(k4096, swizzled);
+  EXPECT_DOUBLE_EQ(s16.compiled_overhead - p16.compiled_overhead,
+                   o.per_swizzle_pattern * (16 / 4 - 1) * (8 + 8) / 4);
+  EXPECT_GT(s16.instructions(), p16.instructions());
+  padded.bk = swizzled.bk = 4;
+  EXPECT_DOUBLE_EQ(anatomy(k4096, swizzled).compiled_overhead,
+                   anatomy(k4096, padded).compiled_overhead);
+}
+
 TEST(Anatomy, BadConfigsThrow) {
   EXPECT_THROW(anatomy(k4096, tile(0, SmemLayout::kPlain, 1, 1, 1, 1, 1, 0, 0, 32, 1, 1)),
                std::invalid_argument);

@@ -161,6 +161,7 @@ nlohmann::json gpu_report_json(const GpuReport& r) {
                       {"rung", row.rung},
                       {"kernel", row.kernel},
                       {"kernel_source", row.authors_tiles ? "authors_tiles" : "rung_headline"},
+                      {"kernel_note", row.authors_tiles ? json(row.kernel_note) : json()},
                       {"published_tflops", row.published_TFLOPS},
                       {"predicted_tflops", optional_number(row.predicted_TFLOPS)},
                       {"transferred_tflops", optional_number(row.transferred_TFLOPS)}});

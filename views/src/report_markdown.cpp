@@ -116,8 +116,8 @@ void published_checks_markdown(std::ostringstream& md, const GpuReport& r) {
   md << "### Published measurements on this GPU, predicted\n\n"
      << "Each published step with a rate and a rung, against the prediction of the roofcast "
         "config with the author's tiles (block, warp and thread tile, threads, as the author's "
-        "launcher sets them; the ladder file's `kernel`, with how the kernels still differ in "
-        "its `kernel_note`), else of that rung's headline config (marked *headline*), at the "
+        "launcher sets them; the ladder file's `kernel`; how the kernels still differ is listed "
+        "below the table), else of that rung's headline config (marked *headline*), at the "
         "published size (fastest predicted raster order, registers estimated). The published "
         "rates come from the authors' own kernels, clocks and toolkits: this checks the model's "
         "direction on a GPU roofcast has never run, it fits nothing.\n\n"
@@ -147,6 +147,14 @@ void published_checks_markdown(std::ostringstream& md, const GpuReport& r) {
         }
       }
       md << "\n";
+    }
+  }
+  md << "\n";
+  for (const PublishedCheck& check : r.published_checks) {
+    for (const PublishedCheckRow& row : check.rows) {
+      if (!row.authors_tiles) continue;
+      md << "- `" << check.ladder_id << "` " << row.step << ", `" << row.kernel
+         << "`: " << row.kernel_note << "\n";
     }
   }
   md << "\n";

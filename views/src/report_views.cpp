@@ -272,6 +272,7 @@ void fill_published_checks(GpuReport& r, const Calibration& calibration) {
       row.rung = *step.maps_to_rung;
       row.kernel = kernels::kernel_id(*config);
       row.authors_tiles = step.kernel.has_value();
+      row.kernel_note = step.kernel_note;
       row.published_TFLOPS = *step.gflops / 1000;
       if (r.gpu.compute_capability.number() >= kernels::minimum_compute_capability(*config)) {
         std::optional<Prediction> best;

@@ -150,6 +150,7 @@ struct PublishedCheckRow {
   int rung = 0;
   std::string kernel;
   bool authors_tiles = false;  // `kernel` is the step's own config, not the rung's headline
+  std::string kernel_note;     // with authors_tiles: how the author's kernel still differs
   double published_TFLOPS = 0;
   std::optional<double> predicted_TFLOPS;    // with the report's calibration (or none)
   std::optional<double> transferred_TFLOPS;  // with GpuReport::transferred_calibration
