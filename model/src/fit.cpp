@@ -25,16 +25,19 @@ constexpr int kOverhead = 5;
 constexpr int kContention = 6;  // contention_share: a grid search, not the linear solve
 constexpr int kMinBindingCasesPerScale = 2;   // see fit_calibration
 constexpr double kConvergedMape = 1e-6;       // rate MAPE change that ends the reweighting
-constexpr int kOverlap = 1;                   // shared_memory_scale: a share, 0 allowed
+constexpr int kOverlap = 1;                   // shared_memory_scale: held, not fitted
 constexpr int kSharedAlone = kTimeTermCount;  // binding group: the data path alone, unscaled
 /// The uncalibrated value of each parameter (Calibration's defaults).
 constexpr Parameters kDefaults{1, 0, 1, 1, 1, 0, 0};
+/// Where the fit starts and what a parameter it does not determine keeps: the defaults, except
+/// shared_memory_scale, held at 1 (the data path inside the issue group's norm, issue_group_s).
+constexpr Parameters kFitStart{1, 1, 1, 1, 1, 0, 0};
 /// The parameters the fit may move. The L2 and DRAM scales stay 1: those terms are bytes over a
 /// bandwidth measured on the GPU (or its spec's figure), a physical ceiling; a fitted scale there
 /// only absorbed cases of other mechanisms (the sample's training split: dram_scale 6.7 from 70
 /// skinny cases, training MAPE 17.4% with or without it; docs/model.md#calibration-and-the-fit).
-constexpr std::array<bool, kFittedParameterCount> kFreeParameter{true,  true, true, false,
-                                                                 false, true, false};
+constexpr std::array<bool, kFittedParameterCount> kFreeParameter{true,  false, true, false,
+                                                                 false, true,  false};
 
 Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   Calibration c;
@@ -43,12 +46,11 @@ Calibration to_calibration(const Parameters& p, double l2_capacity_fraction) {
   return c;
 }
 
-/// The binding group of a wave under p: 0 = issue + the unhidden share of the data path (see
-/// compose_time_s), kSharedAlone = the data path alone, else the term's index; -1 for an empty
-/// wave.
+/// The binding group of a wave under p: 0 = the issue group (issue_group_s of issue and the
+/// data path), kSharedAlone = the data path alone, else the term's index; -1 for an empty wave.
 int binding_in_wave(const TimeTerms& terms, const Parameters& p) {
   int best = -1;
-  double worst = p[0] * terms.seconds[0] + p[1] * terms.seconds[1];
+  double worst = issue_group_s(p[0] * terms.seconds[0], p[1] * terms.seconds[1]);
   if (worst > 0) best = 0;
   if (terms.seconds[1] > worst) {
     worst = terms.seconds[1];
@@ -128,8 +130,20 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
         offset += count * wave.seconds[1];
         return;
       }
+      if (group == 0) {
+        // The issue group g(a) = sqrt((a I)^2 + (w D)^2), linear in a about the current a0:
+        // g(a) ~ a a0 I^2 / g0 + (w D)^2 / g0, g0 = g(a0) (exact at a = a0; the reweighting
+        // moves a0 to the fixed point and the polish finishes).
+        const double issue = wave.seconds[0];
+        const double data_path = current[kOverlap] * wave.seconds[1];
+        const double group0 = issue_group_s(current[0] * issue, data_path);
+        if (group0 > 0) {
+          x(i, 0) += count * current[0] * issue * issue / group0;
+          offset += count * data_path * data_path / group0;
+        }
+        return;
+      }
       add(group, count * wave.seconds[group]);
-      if (group == 0) add(1, count * wave.seconds[1]);  // issue + unhidden data path
     };
     add_wave(full, s.terms.full_waves, s.terms.full_wave);
     add_wave(last, 1.0, s.terms.last_wave);
@@ -153,7 +167,7 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
     active[j] = kFreeParameter[static_cast<std::size_t>(j)] &&
                 binding_cases >= (j == kOverhead ? 1 : kMinBindingCasesPerScale);
     if (!active[j] && j != kOverhead && j != kContention) {
-      out.parameters[j] = kDefaults[j];  // undetermined
+      out.parameters[j] = kFitStart[j];  // undetermined, or held
     }
   }
   for (int round = 0; round <= kFittedParameterCount; ++round) {
@@ -174,10 +188,10 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const int j = columns[c];
       const double v = solution(static_cast<Eigen::Index>(c));
-      const bool bad = j == kOverhead || j == kOverlap ? v < 0 : !(v > 0);
+      const bool bad = j == kOverhead ? v < 0 : !(v > 0);
       if (bad) {
         active[j] = false;
-        if (j == kOverhead || j == kOverlap) out.parameters[j] = 0;
+        if (j == kOverhead) out.parameters[j] = 0;
         clamped = true;
       }
     }
@@ -213,6 +227,7 @@ double median_ratio(const std::vector<const FitSample*>& training, int term) {
 /// Standard coefficients (reflection 1, expansion 2, contraction 0.5, shrink 0.5); stops after
 /// kPolishMaxEvaluations or when the simplex's MAPE spread is below kConvergedMape.
 constexpr int kPolishMaxEvaluations = 3000;
+constexpr int kPolishMaxRestarts = 20;
 constexpr std::array<double, kFittedParameterCount> kPolishZeroStep{0.05, 0.05, 0.05, 0.05,
                                                                     0.05, 1e-7, 0.025};
 Parameters polish(const std::vector<const FitSample*>& training, const Parameters& start,
@@ -331,13 +346,13 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
   // the start of the lowest training MAPE of the rate kept; then the share of the lowest.
   FitResult result;
   double best_mape = INFINITY;
-  Parameters best = kDefaults;
+  Parameters best = kFitStart;
   for (const double share : kContentionShareGrid) {
-    Parameters uncalibrated = kDefaults;
+    Parameters uncalibrated = kFitStart;
     uncalibrated[kContention] = share;
     std::vector<Parameters> starts{uncalibrated};
     for (int term = 0; term < kScaleCount; ++term) {
-      if (term == kOverlap) continue;  // a share, not a ratio of times
+      if (term == kOverlap) continue;  // held, not a ratio of times
       Parameters p = uncalibrated;
       p[term] = median_ratio(training, term);
       starts.push_back(p);
@@ -378,7 +393,13 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
         result.fitted[static_cast<std::size_t>(j)] && kFreeParameter[static_cast<std::size_t>(j)];
   }
   free[kContention] = true;
-  best = polish(training, best, free);
+  // Nelder-Mead's simplex can collapse on a kink of the MAPE short of its minimum: restart it
+  // from where it stopped (a fresh simplex) until a restart gains less than kConvergedMape.
+  for (int restart = 0; restart < kPolishMaxRestarts; ++restart) {
+    const double before = rate_mape(training, best);
+    best = polish(training, best, free);
+    if (before - rate_mape(training, best) < kConvergedMape) break;
+  }
   result.calibration = to_calibration(best, 1);
 
   double training_sum = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace roofcast {
 namespace {
@@ -11,11 +12,11 @@ constexpr std::array<TimeTerm, 4> kMemoryTerms{TimeTerm::kSharedMemory, TimeTerm
                                                TimeTerm::kDram, TimeTerm::kSpill};
 
 /// binding + contention_share * (memory terms other than the binding one), binding =
-/// max(issue_scale * issue + shared_memory_scale * shared_memory, shared_memory, the other
-/// scaled terms); the issue group holds the shared-memory term already.
+/// max(issue_group_s(issue_scale * issue, shared_memory_scale * shared_memory), shared_memory,
+/// the other scaled terms); the issue group holds the shared-memory term already.
 double wave_time_s(const TimeTerms& terms, const Calibration& c) {
-  const double issue_group = c.issue_scale * terms[TimeTerm::kIssue] +
-                             c.shared_memory_scale * terms[TimeTerm::kSharedMemory];
+  const double issue_group = issue_group_s(c.issue_scale * terms[TimeTerm::kIssue],
+                                           c.shared_memory_scale * terms[TimeTerm::kSharedMemory]);
   double worst = issue_group;
   int binding = static_cast<int>(TimeTerm::kIssue);
   for (int t = static_cast<int>(TimeTerm::kSharedMemory); t < kTimeTermCount; ++t) {
@@ -61,7 +62,7 @@ double term_scale(const Calibration& c, TimeTerm term) {
     case TimeTerm::kIssue:
       return c.issue_scale;
     case TimeTerm::kSharedMemory:
-      break;  // the data path's own time is unscaled; shared_memory_scale is the overlap share
+      break;  // the data path's own time is unscaled; shared_memory_scale weighs it in the norm
     case TimeTerm::kLatency:
       return c.latency_scale;
     case TimeTerm::kL2:
@@ -72,6 +73,10 @@ double term_scale(const Calibration& c, TimeTerm term) {
       break;
   }
   return 1;
+}
+
+double issue_group_s(double scaled_issue_s, double weighted_data_path_s) {
+  return std::hypot(scaled_issue_s, weighted_data_path_s);
 }
 
 double compose_time_s(const PredictionTerms& terms, const Calibration& calibration) {

@@ -86,9 +86,12 @@ TEST(Compose, MaxPerWaveSummedOverWaves) {
   c = Calibration{};
   c.latency_scale = 0.5;  // the data path alone (2) binds the full waves, unscaled
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 2 + 0.5);
-  c.shared_memory_scale = 1;  // no overlap: issue + data path, 1 + 2 = 3 per full wave
-  EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 3 + 0.5);
-  c.shared_memory_scale = 0.5;  // half the data path's time adds: max(1 + 1, 2, 1.5) = 2
+  c.shared_memory_scale = 1;  // the issue group's norm: sqrt(1^2 + 2^2) binds the full waves
+  EXPECT_NEAR(compose_time_s(t, c), 2 * std::sqrt(5.0) + 0.5, 1e-15);
+  c.issue_scale = 1.5;  // sqrt(1.5^2 + 2^2) = 2.5; the last wave: 1.5 * 0.5 (no data path)
+  EXPECT_NEAR(compose_time_s(t, c), 2 * 2.5 + 0.75, 1e-15);
+  c.issue_scale = 1;
+  c.shared_memory_scale = 0.5;  // sqrt(1^2 + 1^2) < 2: the data path alone binds
   EXPECT_DOUBLE_EQ(compose_time_s(t, c), 2 * 2 + 0.5);
   c = Calibration{};
   c.dram_scale = 10;  // the last wave becomes DRAM-bound
@@ -868,10 +871,12 @@ TEST(Predict, DoesNotAllocate) {
 
 // ---- fitting -----------------------------------------------------------------------------
 
+/// A calibration as fit_calibration makes them: shared_memory_scale held at 1 (the data path
+/// inside the issue group's norm), the fitted parameters away from their defaults.
 Calibration truth() {
   Calibration c;
   c.issue_scale = 1.3;
-  c.shared_memory_scale = 0.4;
+  c.shared_memory_scale = 1;
   c.latency_scale = 1.6;
   c.launch_overhead_s = 4e-6;
   return c;
@@ -910,7 +915,8 @@ TEST(Fit, RecoversKnownParametersFromPredictions) {
   EXPECT_LT(*r.held_out_mape_percent, 1e-6);
   const Calibration& c = r.calibration;
   EXPECT_NEAR(c.issue_scale, 1.3, 1e-6);
-  EXPECT_NEAR(c.shared_memory_scale, 0.4, 1e-6);
+  EXPECT_EQ(c.shared_memory_scale, 1);  // held, not fitted
+  EXPECT_FALSE(r.fitted[1]);
   EXPECT_NEAR(c.latency_scale, 1.6, 1e-6);
   EXPECT_NEAR(c.launch_overhead_s, 4e-6, 1e-10);
   EXPECT_TRUE(r.fitted[0]);
@@ -963,8 +969,8 @@ TEST(Fit, EndsAtALocalMinimumOfTheTrainingMape) {
   };
   const double at_fit = mape(r.calibration);
   for (double Calibration::*field :
-       {&Calibration::issue_scale, &Calibration::shared_memory_scale, &Calibration::latency_scale,
-        &Calibration::launch_overhead_s, &Calibration::contention_share}) {
+       {&Calibration::issue_scale, &Calibration::latency_scale, &Calibration::launch_overhead_s,
+        &Calibration::contention_share}) {
     for (const double factor : {0.99, 1.01}) {
       Calibration moved = r.calibration;
       moved.*field *= factor;
@@ -1006,11 +1012,13 @@ TEST(Fit, RandomTermsAndEveryParameter) {
   const FitResult r = fit_calibration(samples, every_other(samples));
   EXPECT_LT(r.training_mape_percent, 1e-6);
   EXPECT_LT(*r.held_out_mape_percent, 1e-6);
-  for (int j = 0; j < 3; ++j) EXPECT_TRUE(r.fitted[j]) << fitted_parameter_name(j);
+  EXPECT_TRUE(r.fitted[0]);
+  EXPECT_FALSE(r.fitted[1]);  // held at 1
+  EXPECT_TRUE(r.fitted[2]);
   EXPECT_FALSE(r.fitted[3]);
   EXPECT_FALSE(r.fitted[4]);
   EXPECT_NEAR(r.calibration.issue_scale, 1.3, 1e-6);
-  EXPECT_NEAR(r.calibration.shared_memory_scale, 0.4, 1e-6);
+  EXPECT_EQ(r.calibration.shared_memory_scale, 1);
   EXPECT_NEAR(r.calibration.latency_scale, 1.6, 1e-6);
   EXPECT_EQ(r.calibration.l2_scale, 1);
   EXPECT_EQ(r.calibration.dram_scale, 1);

@@ -243,7 +243,7 @@ void context_section(std::ostringstream& md, const GpuReport& r) {
     md << "| calibration | `" << r.calibration_path << "`, fitted on `" << c.measurement
        << "` (revision " << c.measurement_revision << "), split `" << c.training_split << "` ("
        << c.training_cases << " training, " << c.held_out_cases << " held-out cases): issue ×"
-       << format("%.3f", p.issue_scale) << ", shared memory ×"
+       << format("%.3f", p.issue_scale) << ", data-path weight in the issue group "
        << format("%.3f", p.shared_memory_scale) << ", latency ×" << format("%.3f", p.latency_scale)
        << ", L2 ×" << format("%.2f", p.l2_scale) << ", DRAM ×" << format("%.2f", p.dram_scale)
        << ", launch overhead " << format("%.1f", p.launch_overhead_s * 1e6) << " µs |\n";
@@ -252,9 +252,9 @@ void context_section(std::ostringstream& md, const GpuReport& r) {
     md << "| calibration | not committed (`" << r.calibration_path
        << "` does not exist): fitted by this report on the run's training split `"
        << r.accuracy->training_split << "`: issue ×" << format("%.3f", p.issue_scale)
-       << ", shared memory ×" << format("%.3f", p.shared_memory_scale) << ", latency ×"
-       << format("%.3f", p.latency_scale) << ", L2 ×" << format("%.2f", p.l2_scale) << ", DRAM ×"
-       << format("%.2f", p.dram_scale) << ", launch overhead "
+       << ", data-path weight in the issue group " << format("%.3f", p.shared_memory_scale)
+       << ", latency ×" << format("%.3f", p.latency_scale) << ", L2 ×" << format("%.2f", p.l2_scale)
+       << ", DRAM ×" << format("%.2f", p.dram_scale) << ", launch overhead "
        << format("%.1f", p.launch_overhead_s * 1e6) << " µs |\n";
   } else {
     md << "| calibration | none (`" << r.calibration_path
@@ -822,9 +822,10 @@ void generalisation_section(std::ostringstream& md, const GpuReport& r) {
        << format("%.3g", a.fit.calibration.*parameter.field)
        << (a.fit.fitted[static_cast<std::size_t>(i)] ? "" : " (not fitted)");
   }
-  md << ". `shared_memory_scale` is the share of the data-path time that issue does not hide "
-        "(0..1), not a scale; the L2 and DRAM scales stay 1 (measured bandwidths are the "
-        "ceilings).\n\n";
+  md << ". `shared_memory_scale` is not a scale but the weight of the data-path time in the issue "
+        "group, sqrt((issue_scale × issue)² + (shared_memory_scale × data path)²): held at 1 "
+        "(0 is the roofline's max of the two); the L2 and DRAM scales stay 1 (measured "
+        "bandwidths are the ceilings).\n\n";
   md << "![held-out configs at held-out shapes: predicted vs measured](generalisation.svg)\n\n";
   md << "| rung | cases | MAPE | worst case |\n|---|---:|---:|---|\n";
   for (const auto& [rung, s] : a.per_rung_held_out_both) {

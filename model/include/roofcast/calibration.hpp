@@ -31,7 +31,7 @@ struct CalibrationParameter {
 inline constexpr std::array<CalibrationParameter, 8> kCalibrationParameters{{
     {"issue_scale", &Calibration::issue_scale, false, "x issue time"},
     {"shared_memory_scale", &Calibration::shared_memory_scale, true,
-     "share of the L1/shared data-path time issue does not hide"},
+     "weight of the L1/shared data-path time in the issue group's norm (0: roofline max)"},
     {"latency_scale", &Calibration::latency_scale, false, "x latency-bound time"},
     {"l2_scale", &Calibration::l2_scale, false, "x L2 bandwidth time"},
     {"dram_scale", &Calibration::dram_scale, false, "x DRAM bandwidth time"},

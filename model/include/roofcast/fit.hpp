@@ -56,14 +56,15 @@ struct FitResult {
 /// Fits the scales and the launch overhead to the training samples (those whose name is in
 /// `training_names`) for the lowest training MAPE of the rate, the metric of the accuracy goals:
 ///   minimise sum_i |t_i / compose_time_s(terms_i, p) - 1|.
-/// compose_time_s is linear in p once each wave's binding term is fixed, so the fit
-/// alternates: fix the binding terms under the current p, solve a weighted linear least
-/// squares whose weights make its objective the MAPE at the current p (iteratively reweighted:
-/// fit.cpp, solve_given_bindings; Eigen, column-pivoting QR) for the scales of the terms that
-/// bind at least two training cases (one case alone would fix its term's scale to reproduce
-/// that case exactly: docs/model.md#calibration-and-the-fit) and the overhead, keep scales
-/// positive and the overhead >= 0, repeat until the binding terms and the MAPE stop changing;
-/// from several starts, keeping the best. contention_share enters the time non-linearly
+/// compose_time_s is linear in p once each wave's binding term is fixed (the issue group's norm
+/// linearised in issue_scale about the current p; shared_memory_scale is held at 1, not
+/// fitted), so the fit alternates: fix the binding terms under the current p, solve a weighted
+/// linear least squares whose weights make its objective the MAPE at the current p (iteratively
+/// reweighted: fit.cpp, solve_given_bindings; Eigen, column-pivoting QR) for the scales of the
+/// terms that bind at least two training cases (one case alone would fix its term's scale to
+/// reproduce that case exactly: docs/model.md#calibration-and-the-fit) and the overhead, keep
+/// scales positive and the overhead >= 0, repeat until the binding terms and the MAPE stop
+/// changing; from several starts, keeping the best. contention_share enters the time non-linearly
 /// (through which term binds): the fit above runs for each share of kContentionShareGrid and
 /// keeps the lowest MAPE. The reweighting stops where the binding terms stop changing, which is
 /// not in general the MAPE's minimum (a case whose binding term flips is a kink the linear solves

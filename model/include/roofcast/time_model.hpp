@@ -21,8 +21,10 @@ namespace roofcast {
 /// (docs/model.md#calibration-and-the-fit).
 struct Calibration {
   double issue_scale = 1;  // x issue time: register-bank conflicts, dual-issue limits
-  /// Share of the L1/shared data-path time that issue does not hide (0: full overlap, 1: the two
-  /// add): what the register file's operand reads that LDS and FFMA share cost on the GPU.
+  /// Weight of the L1/shared data-path time in the issue group's norm (issue_group_s): 0 the
+  /// data path overlaps issue completely (the roofline's max), 1 the two pipes share the
+  /// register file's operand reads and slow each other as they near balance. A calibration holds
+  /// it at 1; fit_calibration does not fit it.
   double shared_memory_scale = 0;
   double latency_scale = 1;      // x latency-bound time (exposed latency, barriers)
   double l2_scale = 1;           // x L2 bandwidth time
@@ -73,13 +75,19 @@ struct PredictionTerms {
 };
 
 /// The scale Calibration applies to a term (shared memory and spill: 1; shared_memory_scale is
-/// the overlap share of compose_time_s, not a scale of the term).
+/// the data path's weight in the issue group of compose_time_s, not a scale of the term).
 double term_scale(const Calibration& calibration, TimeTerm term);
+
+/// The issue group of a wave, seconds: sqrt(scaled_issue_s^2 + weighted_data_path_s^2). Issue
+/// and the L1/shared data path are separate pipes that overlap: the group is about the larger
+/// of the two while one dominates and sqrt(2) x either at balance, as measured wave times are
+/// (1.0 x the larger below a ratio of 0.8, 1.25 x near 1: docs/model.md#composition).
+double issue_group_s(double scaled_issue_s, double weighted_data_path_s);
 
 /// Predicted time, seconds:
 ///   full_waves * wave(full_wave) + wave(last_wave) + launch_overhead_s,
 ///   wave(t) = binding(t) + contention_share * (the memory terms other than the binding one),
-///   binding(t) = max(issue_scale * t.issue + shared_memory_scale * t.shared_memory,
+///   binding(t) = max(issue_group_s(issue_scale * t.issue, shared_memory_scale * t.shared_memory),
 ///                    t.shared_memory, latency_scale * t.latency, l2_scale * t.l2,
 ///                    dram_scale * t.dram, t.spill),
 ///   memory terms: t.shared_memory (already in the issue group when that binds), l2_scale *
@@ -88,8 +96,8 @@ double term_scale(const Calibration& calibration, TimeTerm term);
 /// work), so the largest one is the wave's time, plus the share of the other traffic that
 /// queues in front of it; waves run one after another. The L1/shared
 /// data path is its own unit (shared-memory wavefronts per cycle per SM, its ceiling the spec's
-/// or the measured bandwidth) and overlaps issue, except for the share shared_memory_scale that
-/// a calibration finds added (0 uncalibrated: the roofline's overlap); docs/model.md#composition.
+/// or the measured bandwidth) and overlaps issue: uncalibrated (shared_memory_scale 0) the
+/// roofline's max, calibrated (1) the norm of the two; docs/model.md#composition.
 double compose_time_s(const PredictionTerms& terms, const Calibration& calibration);
 
 /// Each term over the whole launch, calibrated: full_waves * scale * full + scale * last.
