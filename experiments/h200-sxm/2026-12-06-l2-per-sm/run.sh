@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device command: context, then the probe (built by build.sh) with its JSON under $OUT.
+# Device command: context, then the probe (built by build.sh) with its JSON under $OUT; arguments
+# after BIN and TAG go to the probe (ilp-sweep: 4 and 16 loads in flight as well as 8).
 bin=${1:-build-carry/l2-per-sm-probe}
 tag=${2:-run}
 {
@@ -8,7 +9,7 @@ tag=${2:-run}
   nvidia-smi --query-gpu=name,driver_version,pci.bus_id,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv
   nvcc --version 2>/dev/null | tail -1
 } > "$OUT/$tag.context.txt" 2>&1
-"$bin" "$OUT/$tag.json" > "$OUT/$tag.log" 2>&1
+"$bin" "$OUT/$tag.json" "${@:3}" > "$OUT/$tag.log" 2>&1
 rc=$?
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv >> "$OUT/$tag.context.txt" 2>&1
 cat "$OUT/$tag.context.txt"
