@@ -7,7 +7,12 @@
 namespace roofcast::kernels {
 
 int fragment_read_floats_a(const gemm::TileConfig& c) {
+  if (c.rung == 3) return c.bk % ladder::kVectorFloats == 0 ? ladder::kVectorFloats : 1;
   return c.rung == 4 && c.bk % 2 == 0 ? 2 : 1;
+}
+
+int fragment_reloads_a(const gemm::TileConfig& c) {
+  return c.rung == 3 && fragment_read_floats_a(c) == ladder::kVectorFloats ? c.tm : 0;
 }
 
 int fragment_read_floats_b(const gemm::TileConfig& c) {
@@ -44,6 +49,13 @@ void thread_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Wa
              [&](int lane, int tr, int) { words[lane] = tr * c.tm * c.bk; });
   a.load_a.wavefronts =
       shared_load_wavefronts(words, s.lanes, a_width, s.banks, &a.load_a.wavefronts_ideal);
+  a.reload_a.instructions = fragment_reloads_a(c);
+  if (a.reload_a.instructions > 0) {
+    walk_lanes(s.lanes, threads_per_row,
+               [&](int lane, int tr, int) { words[lane] = tr * c.tm * c.bk + c.bk - 1; });
+    a.reload_a.wavefronts =
+        shared_load_wavefronts(words, s.lanes, 1, s.banks, &a.reload_a.wavefronts_ideal);
+  }
   a.load_b.instructions = static_cast<double>(c.tn) * c.bk / b_width;
   a.load_b.vector_floats = b_width;
   walk_lanes(s.lanes, threads_per_row, [&](int lane, int, int tc) { words[lane] = tc * c.tn; });

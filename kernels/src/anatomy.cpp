@@ -52,6 +52,10 @@ CompiledOverhead compiled_overhead(int rung) {
   // {per_k_tile, per_k_step, per_global_load, per_swizzle_pattern}; the fit's configs per rung
   // in the comment.
   switch (rung) {
+    case 2:
+      return {18, 0, 0};  // SASS, 32x32x32: 104 instructions per K tile, the anatomy 86
+    case 3:
+      return {29, 0, 0};  // SASS, 64x64x8 t8x1: 139 per K tile, the anatomy 110
     case 4:
       return {15.06, 3.67, 11.98};  // 42 configs
     case 5:

@@ -180,14 +180,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // (docs/model.md#the-data-path) 12.14 / 13.51 / 13.92 (15.06) / 10.0; the issue group as the
   // norm of issue and the data path, the data path's share no longer fitted, and the polish
   // restarted until it stops gaining (docs/model.md#composition) 12.09 / 13.45 / 13.91 (15.08)
-  // / 10.9 (the ladder set's rungs 2-3, data-path bound, moved the other way). Guards at the
-  // level reached:
-  EXPECT_LE(a.training.mape_percent, 12.1);
-  EXPECT_LE(a.held_out.mape_percent, 13.5);
-  EXPECT_LE(a.held_out_both.mape_percent, 13.95);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.1);
-  EXPECT_LE(a.training_estimated.mape_percent, 11.97);
-  EXPECT_LE(ladder_mape, 10.95);
+  // / 10.9 (the ladder set's rungs 2-3, data-path bound, moved the other way); rungs 2-3's
+  // shared reads and K loop as their SASS issues them (A's rows by LDS.128; docs/model.md#the-
+  // data-path) 12.07 / 13.43 / 13.87 (15.04) / 9.2. Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 12.08);
+  EXPECT_LE(a.held_out.mape_percent, 13.45);
+  EXPECT_LE(a.held_out_both.mape_percent, 13.9);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.05);
+  EXPECT_LE(a.training_estimated.mape_percent, 11.96);
+  EXPECT_LE(ladder_mape, 9.3);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean

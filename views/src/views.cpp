@@ -820,6 +820,7 @@ std::string predict_text(const PredictReport& report) {
   out += access_text("shared store B", a.store_b);
   out += access_text("shared load A", a.load_a);
   out += access_text("shared load B", a.load_b);
+  if (a.reload_a.instructions > 0) out += access_text("shared reload A", a.reload_a);
   return out;
 }
 
@@ -1026,7 +1027,8 @@ json predict_json(const PredictReport& report) {
                        {"shared_store_a", access_json(a.store_a)},
                        {"shared_store_b", access_json(a.store_b)},
                        {"shared_load_a", access_json(a.load_a)},
-                       {"shared_load_b", access_json(a.load_b)}};
+                       {"shared_load_b", access_json(a.load_b)},
+                       {"shared_reload_a", access_json(a.reload_a)}};
   return out;
 }
 

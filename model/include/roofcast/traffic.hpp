@@ -94,13 +94,16 @@ struct KernelAnatomy {
   bool a_vector = false;  // A global loads are float4 (K % 4 == 0)
   bool b_vector = false;  // B global loads are float4 (N % 4 == 0)
 
-  double ffma = 0;              // outputs_per_thread * k_tile
-  WarpAccess global_a;          // LDG of A (wavefronts: L1 lines touched)
-  WarpAccess global_b;          // LDG of B
-  WarpAccess store_a;           // STS of A
-  WarpAccess store_b;           // STS of B
-  WarpAccess load_a;            // LDS of A fragments
-  WarpAccess load_b;            // LDS of B fragments
+  double ffma = 0;      // outputs_per_thread * k_tile
+  WarpAccess global_a;  // LDG of A (wavefronts: L1 lines touched)
+  WarpAccess global_b;  // LDG of B
+  WarpAccess store_a;   // STS of A
+  WarpAccess store_b;   // STS of B
+  WarpAccess load_a;    // LDS of A fragments
+  WarpAccess load_b;    // LDS of B fragments
+  /// LDS of A values the compiled code reads a second time (rung 3: nvcc reads each row's last
+  /// k again with a scalar LDS after the LDS.128 that holds it); 0 elsewhere.
+  WarpAccess reload_a;
   double barriers = 0;          // __syncthreads per K tile (0: warps never wait for the block)
   double integer_overhead = 0;  // address, predicate and loop instructions per K tile
   /// Instructions per K tile the counts above miss, as Nsight Compute counted them for the
@@ -115,7 +118,8 @@ struct KernelAnatomy {
     const double stores =
         (a_async_copy ? 0.0 : store_a.instructions) + (b_async_copy ? 0.0 : store_b.instructions);
     return ffma + global_a.instructions + global_b.instructions + stores + load_a.instructions +
-           load_b.instructions + barriers + integer_overhead + compiled_overhead;
+           load_b.instructions + reload_a.instructions + barriers + integer_overhead +
+           compiled_overhead;
   }
   /// Non-FFMA instructions per FFMA: (instructions - ffma) / ffma.
   double overhead_per_ffma() const { return (instructions() - ffma) / ffma; }
@@ -132,11 +136,13 @@ struct KernelAnatomy {
   /// Shared-memory wavefronts of one warp per K tile, replays included.
   double shared_wavefronts() const {
     return store_a.wavefronts_per_tile() + store_b.wavefronts_per_tile() +
-           load_a.wavefronts_per_tile() + load_b.wavefronts_per_tile();
+           load_a.wavefronts_per_tile() + load_b.wavefronts_per_tile() +
+           reload_a.wavefronts_per_tile();
   }
   double shared_wavefronts_ideal() const {
     return store_a.ideal_wavefronts_per_tile() + store_b.ideal_wavefronts_per_tile() +
-           load_a.ideal_wavefronts_per_tile() + load_b.ideal_wavefronts_per_tile();
+           load_a.ideal_wavefronts_per_tile() + load_b.ideal_wavefronts_per_tile() +
+           reload_a.ideal_wavefronts_per_tile();
   }
   /// Register-level operand reuse: FFMAs per value read from shared memory (rung 1: from L1),
   /// outputs / (a_fragment + b_fragment); TM*TN / (TM + TN) for an outer product.

@@ -76,7 +76,10 @@ double unaligned_copy_integer(UnalignedCopy path);
 /// Counted, not timed: least squares of Nsight Compute's executed warp instructions
 /// (smsp__inst_executed.sum) minus the anatomy's count over the sample's training configs
 /// without local memory at 2048^3 (sgemm-sample-ncu-all-*.json, run c97b1bb, nvcc 13.0 sm_90;
-/// experiments/sample/ncu_counts.py), one row per rung; rungs 1-3 were not counted (zero).
+/// experiments/sample/ncu_counts.py), one row per rung. Rungs 2-3 (one registered config each,
+/// no sample configs): the K loop of their SASS (nvdisasm of kernels/src/rung_02.cu and
+/// rung_03.cu, nvcc 13.0, sm_90; no branch inside it, so issued = static count) minus the
+/// anatomy's count, its address arithmetic not hoisted out of the loop. Rung 1: not counted (0).
 /// Checked on the same subset at 512x2048x4096 (run 530a3a6): measured / model median 0.99-1.01
 /// per rung; at the unaligned 1459x2313x162, rungs 5-6 1.07 / 1.05 per copy site (0.90 / 0.82
 /// when each fallback load counted as a site).
@@ -109,9 +112,17 @@ int chain_prefetch_tiles(const gemm::TileConfig& config, int prefetch_tiles);
 /// reads A's fragment as[(tr*TM + i)*BK + k], [.. + k + 1] with one LDS.64 per row i (BK even),
 /// and B's contiguous TN floats bs[k*BN + tc*TN + j] with LDS.128 (TN % 4 == 0; LDS.64 for
 /// TN = 2): 128x128x8 t8x8 issues 8 LDS.64 + 4 LDS.128 per two k, 48 per K tile instead of 128
-/// scalar LDS. Other rungs: 1 (their vector reads are counted in their own anatomy).
+/// scalar LDS. Rung 3 (03_thread_tiling_1d.cuh, SASS of 64x64x8 t8x1 likewise): the k loop is
+/// unrolled whole and A's row as[(tr*TM + i)*BK + k .. + 3] is read by LDS.128 (BK % 4 == 0; 16
+/// per K tile), B's one float per k by LDS. Other rungs: 1 (their vector reads are counted in
+/// their own anatomy).
 int fragment_read_floats_a(const gemm::TileConfig& config);
 int fragment_read_floats_b(const gemm::TileConfig& config);
+
+/// Scalar LDS per K tile that read an A value a second time: rung 3 with LDS.128 reads each
+/// row's last k again (the SASS above: LDS R11, [R3+0x3c] beside the LDS.128 of [R3+0x30]),
+/// TM per K tile; 0 elsewhere.
+int fragment_reloads_a(const gemm::TileConfig& config);
 
 /// Shared-memory fragment round trips per K tile that a warp waits for before the FFMAs that use
 /// them: rung 4: BK / fragment_read_floats_a (SASS: each iteration of the k loop, unrolled by
