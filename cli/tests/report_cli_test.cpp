@@ -138,6 +138,7 @@ TEST(ReportCli, ValidatedReportHasEveryPart) {
         "## 6. Generalisation: held-out configs and shapes",
         "(generalisation.svg)",
         "(registers.svg)",
+        "| fitted scales of time terms, each within | 0.8..1.25 | issue_scale ",
         "**Selection per held-out shape**",
         "| 4318×1083×58 | 499 |",
         "Spearman",

@@ -398,9 +398,10 @@ void ladder_section(std::ostringstream& md, const GpuReport& r) {
          << r.transferred_calibration->gpu_id << " (`data/calibration/"
          << r.transferred_calibration->gpu_id
          << ".json`), the measured GPU nearest in compute capability: uncalibrated, the model "
-            "adds the issue and shared-memory terms as if the two pipes never overlapped, which "
-            "the fitted scales correct on the GPU they were fitted on; whether they hold here is "
-            "what a measurement would tell. `roofcast predict`, `rank`, `ladder` and Python "
+            "takes the larger of the issue and shared-memory terms (the roofline's full "
+            "overlap), calibrated their norm, with the issue and latency scales, contention "
+            "share and launch overhead fitted there; whether they hold here is what a "
+            "measurement would tell. `roofcast predict`, `rank`, `ladder` and Python "
             "apply these scales by default on this GPU (calibration_for_gpu; `--uncalibrated` "
             "for none).";
     }
@@ -814,7 +815,27 @@ void generalisation_section(std::ostringstream& md, const GpuReport& r) {
      << format("%.3f", worst_spearman) << " |\n| register estimate, mean \\|error\\| on "
      << reg.configs << " held-out configs | ≤ 4 | " << format("%.1f", reg.mean_abs_error)
      << " |\n| spills predicted right, held-out configs | ≥ 95% | "
-     << format("%.1f%%", 100 * reg.spills_correct) << " |\n\n";
+     << format("%.1f%%", 100 * reg.spills_correct) << " |\n";
+  // The fitted scales of time terms (shares, weights and the launch overhead are not scales).
+  double lowest_scale = INFINITY, highest_scale = -INFINITY;
+  std::string scales;
+  for (int i = 0; i < kFittedParameterCount; ++i) {
+    const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
+    const bool scale =
+        parameter.name.ends_with("_scale") && parameter.name != "shared_memory_scale";
+    if (!scale || !a.fit.fitted[static_cast<std::size_t>(i)]) continue;
+    const double value = a.fit.calibration.*parameter.field;
+    lowest_scale = std::min(lowest_scale, value);
+    highest_scale = std::max(highest_scale, value);
+    scales += std::string(scales.empty() ? "" : ", ") + std::string(parameter.name) + " " +
+              format("%.3f", value);
+  }
+  if (!scales.empty()) {
+    md << "| fitted scales of time terms, each within | 0.8..1.25 | " << scales << " ("
+       << (lowest_scale >= 0.8 && highest_scale <= 1.25 ? "all within" : "not all within")
+       << ") |\n";
+  }
+  md << "\n";
   md << "Calibration scales (fitted on the training cases; each is 1 at face value):";
   for (int i = 0; i < kFittedParameterCount; ++i) {
     const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
