@@ -22,7 +22,7 @@ void shared_tiling_anatomy(const gemm::Problem& p, const TileConfig& c, const Wa
   a.store_b = contiguous_store(s, 1, 1);
   a.staging_registers = 2;
   std::int64_t words[kWarpLanes] = {};
-  const int a_width = t % kVectorFloats == 0 ? kVectorFloats : 1;
+  const int a_width = fragment_read_floats_a(c);
   a.load_a.instructions = t / a_width;
   a.load_a.vector_floats = a_width;
   walk_lanes(s.lanes, t, [&](int lane, int ty, int) { words[lane] = ty * t; });

@@ -7,7 +7,9 @@
 namespace roofcast::kernels {
 
 int fragment_read_floats_a(const gemm::TileConfig& c) {
-  if (c.rung == 3) return c.bk % ladder::kVectorFloats == 0 ? ladder::kVectorFloats : 1;
+  if (c.rung == 2 || c.rung == 3) {
+    return c.bk % ladder::kVectorFloats == 0 ? ladder::kVectorFloats : 1;
+  }
   return c.rung == 4 && c.bk % 2 == 0 ? 2 : 1;
 }
 

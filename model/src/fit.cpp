@@ -25,12 +25,11 @@ constexpr int kOverhead = 5;
 constexpr int kContention = 6;  // contention_share: a grid search, not the linear solve
 constexpr int kMinBindingCasesPerScale = 2;   // see fit_calibration
 constexpr double kConvergedMape = 1e-6;       // rate MAPE change that ends the reweighting
-constexpr int kOverlap = 1;                   // shared_memory_scale: held, not fitted
+constexpr int kDataPathWeight = 1;            // shared_memory_scale: held, not fitted
 constexpr int kSharedAlone = kTimeTermCount;  // binding group: the data path alone, unscaled
-/// The uncalibrated value of each parameter (Calibration's defaults).
-constexpr Parameters kDefaults{1, 0, 1, 1, 1, 0, 0};
-/// Where the fit starts and what a parameter it does not determine keeps: the defaults, except
-/// shared_memory_scale, held at 1 (the data path inside the issue group's norm, issue_group_s).
+/// Where the fit starts and what a parameter it does not determine keeps: Calibration's
+/// defaults (scales 1, shares and overhead 0), except shared_memory_scale, held at 1 (the data
+/// path inside the issue group's norm, issue_group_s).
 constexpr Parameters kFitStart{1, 1, 1, 1, 1, 0, 0};
 /// The parameters the fit may move. The L2 and DRAM scales stay 1: those terms are bytes over a
 /// bandwidth measured on the GPU (or its spec's figure), a physical ceiling; a fitted scale there
@@ -135,7 +134,7 @@ Solve solve_given_bindings(const std::vector<const FitSample*>& training,
         // g(a) ~ a a0 I^2 / g0 + (w D)^2 / g0, g0 = g(a0) (exact at a = a0; the reweighting
         // moves a0 to the fixed point and the polish finishes).
         const double issue = wave.seconds[0];
-        const double data_path = current[kOverlap] * wave.seconds[1];
+        const double data_path = current[kDataPathWeight] * wave.seconds[1];
         const double group0 = issue_group_s(current[0] * issue, data_path);
         if (group0 > 0) {
           x(i, 0) += count * current[0] * issue * issue / group0;
@@ -239,7 +238,7 @@ Parameters polish(const std::vector<const FitSample*>& training, const Parameter
   if (axes.empty()) return start;
   auto inside = [](const Parameters& p) {
     for (int j = 0; j < kFittedParameterCount; ++j) {
-      const bool share = j == kOverhead || j == kOverlap || j == kContention;
+      const bool share = j == kOverhead || j == kDataPathWeight || j == kContention;
       if (share ? p[j] < 0 : !(p[j] > 0)) return false;
     }
     return true;
@@ -352,7 +351,7 @@ FitResult fit_calibration(const std::vector<FitSample>& samples,
     uncalibrated[kContention] = share;
     std::vector<Parameters> starts{uncalibrated};
     for (int term = 0; term < kScaleCount; ++term) {
-      if (term == kOverlap) continue;  // held, not a ratio of times
+      if (term == kDataPathWeight) continue;  // held, not a ratio of times
       Parameters p = uncalibrated;
       p[term] = median_ratio(training, term);
       starts.push_back(p);

@@ -816,14 +816,13 @@ void generalisation_section(std::ostringstream& md, const GpuReport& r) {
      << reg.configs << " held-out configs | ≤ 4 | " << format("%.1f", reg.mean_abs_error)
      << " |\n| spills predicted right, held-out configs | ≥ 95% | "
      << format("%.1f%%", 100 * reg.spills_correct) << " |\n";
-  // The fitted scales of time terms (shares, weights and the launch overhead are not scales).
+  // The fitted scales of time terms: the fitted parameters that must be positive (shares, the
+  // data path's weight and the launch overhead may be 0: CalibrationParameter::zero_allowed).
   double lowest_scale = INFINITY, highest_scale = -INFINITY;
   std::string scales;
   for (int i = 0; i < kFittedParameterCount; ++i) {
     const CalibrationParameter& parameter = kCalibrationParameters[static_cast<std::size_t>(i)];
-    const bool scale =
-        parameter.name.ends_with("_scale") && parameter.name != "shared_memory_scale";
-    if (!scale || !a.fit.fitted[static_cast<std::size_t>(i)]) continue;
+    if (parameter.zero_allowed || !a.fit.fitted[static_cast<std::size_t>(i)]) continue;
     const double value = a.fit.calibration.*parameter.field;
     lowest_scale = std::min(lowest_scale, value);
     highest_scale = std::max(highest_scale, value);

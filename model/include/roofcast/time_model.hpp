@@ -22,9 +22,9 @@ namespace roofcast {
 struct Calibration {
   double issue_scale = 1;  // x issue time: register-bank conflicts, dual-issue limits
   /// Weight of the L1/shared data-path time in the issue group's norm (issue_group_s): 0 the
-  /// data path overlaps issue completely (the roofline's max), 1 the two pipes share the
-  /// register file's operand reads and slow each other as they near balance. A calibration holds
-  /// it at 1; fit_calibration does not fit it.
+  /// data path overlaps issue completely (the roofline's max), 1 their norm, which slows the two
+  /// as they near balance, as the measured wave times do. A calibration holds it at 1;
+  /// fit_calibration does not fit it.
   double shared_memory_scale = 0;
   double latency_scale = 1;      // x latency-bound time (exposed latency, barriers)
   double l2_scale = 1;           // x L2 bandwidth time

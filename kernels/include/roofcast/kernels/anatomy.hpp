@@ -79,7 +79,8 @@ double unaligned_copy_integer(UnalignedCopy path);
 /// experiments/sample/ncu_counts.py), one row per rung. Rungs 2-3 (one registered config each,
 /// no sample configs): the K loop of their SASS (nvdisasm of kernels/src/rung_02.cu and
 /// rung_03.cu, nvcc 13.0, sm_90; no branch inside it, so issued = static count) minus the
-/// anatomy's count, its address arithmetic not hoisted out of the loop. Rung 1: not counted (0).
+/// anatomy's count, its address arithmetic not hoisted out of the loop; like the Nsight Compute
+/// rows, taken for every architecture. Rung 1: not counted (0).
 /// Checked on the same subset at 512x2048x4096 (run 530a3a6): measured / model median 0.99-1.01
 /// per rung; at the unaligned 1459x2313x162, rungs 5-6 1.07 / 1.05 per copy site (0.90 / 0.82
 /// when each fallback load counted as a site).
@@ -112,10 +113,11 @@ int chain_prefetch_tiles(const gemm::TileConfig& config, int prefetch_tiles);
 /// reads A's fragment as[(tr*TM + i)*BK + k], [.. + k + 1] with one LDS.64 per row i (BK even),
 /// and B's contiguous TN floats bs[k*BN + tc*TN + j] with LDS.128 (TN % 4 == 0; LDS.64 for
 /// TN = 2): 128x128x8 t8x8 issues 8 LDS.64 + 4 LDS.128 per two k, 48 per K tile instead of 128
-/// scalar LDS. Rung 3 (03_thread_tiling_1d.cuh, SASS of 64x64x8 t8x1 likewise): the k loop is
-/// unrolled whole and A's row as[(tr*TM + i)*BK + k .. + 3] is read by LDS.128 (BK % 4 == 0; 16
-/// per K tile), B's one float per k by LDS. Other rungs: 1 (their vector reads are counted in
-/// their own anatomy).
+/// scalar LDS. Rungs 2 and 3 (02_shared_tiling.cuh, 03_thread_tiling_1d.cuh; SASS of 32x32x32
+/// and 64x64x8 t8x1 likewise): the k loop is unrolled whole and a thread's row of A, as[ty*T + k
+/// .. + 3] and as[(tr*TM + i)*BK + k .. + 3], is read by LDS.128 (BK % 4 == 0; 8 and 16 per K
+/// tile), B's one float per k by LDS. Other rungs: 1 (their vector reads are counted in their
+/// own anatomy).
 int fragment_read_floats_a(const gemm::TileConfig& config);
 int fragment_read_floats_b(const gemm::TileConfig& config);
 
