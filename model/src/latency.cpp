@@ -135,11 +135,18 @@ double lsu_queue_wait_cycles(double round_wavefronts, double l1_bytes_per_cycle)
 }
 
 double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
-                            double l1_bytes_per_cycle) {
+                            double l1_bytes_per_cycle, double covering_issue_cycles) {
   if (round_trips <= 1) return 0.0;
-  return (round_trips - 1) *
-         (shared_cycles +
-          lsu_queue_wait_cycles(round_shared_wavefronts / round_trips, l1_bytes_per_cycle));
+  const double queue =
+      lsu_queue_wait_cycles(round_shared_wavefronts / round_trips, l1_bytes_per_cycle);
+  return (round_trips - 1) * (std::max(0.0, shared_cycles - covering_issue_cycles) + queue);
+}
+
+double fragment_covering_issue_cycles(int warps, int schedulers, double instructions_per_warp_tile,
+                                      int round_trips) {
+  if (round_trips <= 0 || schedulers <= 0) return 0.0;
+  const int block_warps_per_scheduler = ceil_div(warps, schedulers);
+  return (block_warps_per_scheduler - 1) * instructions_per_warp_tile / round_trips;
 }
 
 double issue_per_cycle(const Ceilings& c) {
@@ -245,9 +252,11 @@ WaveModel hide_latency(const GpuSpec& gpu, Prediction& p) {
   m.block_shared_wavefronts = m.warps * a.shared_wavefronts();
   m.shared_cycles = lat.shared_memory_cycles;
   m.l1_bytes_per_cycle = l1_bytes_per_cycle;
+  m.fragment_covering_cycles = fragment_covering_issue_cycles(
+      m.warps, m.schedulers, m.instructions_per_warp_tile, a.fragment_round_trips);
   h.fragment_wait_cycles =
       fragment_wait_cycles(a.fragment_round_trips, h.blocks_per_sm * m.block_shared_wavefronts,
-                           m.shared_cycles, l1_bytes_per_cycle);
+                           m.shared_cycles, l1_bytes_per_cycle, m.fragment_covering_cycles);
   const int block_warps_per_scheduler = ceil_div(m.warps, m.schedulers);
   h.tile_issue_cycles =
       std::max(m.instructions_per_warp_tile * block_issue_cycles_per_instruction(

@@ -28,7 +28,7 @@ TimeTerms wave_terms(const WaveModel& m, int blocks_per_sm, double wave_blocks) 
       block_issue_cycles_per_instruction(ceil_div(m.warps, m.schedulers), m.own_stall_cycles);
   const double fragment_wait =
       fragment_wait_cycles(m.fragment_round_trips, blocks_per_sm * m.block_shared_wavefronts,
-                           m.shared_cycles, m.l1_bytes_per_cycle);
+                           m.shared_cycles, m.l1_bytes_per_cycle, m.fragment_covering_cycles);
   // A convoy's K tile round is the later of the SM's issue and a block's issue with its fragment
   // waits (a stalled warp is covered by the other warps' issue), then the exposed wait; without
   // a convoy, a block's chain.

@@ -30,6 +30,7 @@ struct WaveModel {
   int fragment_round_trips = 1;
   double block_shared_wavefronts = 0;
   double shared_cycles = 0;
+  double fragment_covering_cycles = 0;  // fragment_covering_issue_cycles of one block
   double l1_bytes_per_cycle = 0;
   /// Barrier-per-tile kernels without prefetch (rungs 2-7): the resident blocks wait for their
   /// tiles together (convoy), exposing `exposed_cycles` per K tile round.

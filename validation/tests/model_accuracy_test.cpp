@@ -182,12 +182,14 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // restarted until it stops gaining (docs/model.md#composition) 12.09 / 13.45 / 13.91 (15.08)
   // / 10.9 (the ladder set's rungs 2-3, data-path bound, moved the other way); rungs 2-3's
   // shared reads and K loop as their SASS issues them (A's rows by LDS.128; docs/model.md#the-
-  // data-path) 12.07 / 13.43 / 13.87 (15.04) / 9.2. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 12.08);
-  EXPECT_LE(a.held_out.mape_percent, 13.45);
-  EXPECT_LE(a.held_out_both.mape_percent, 13.9);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.05);
-  EXPECT_LE(a.training_estimated.mape_percent, 11.96);
+  // data-path) 12.07 / 13.43 / 13.87 (15.04) / 9.2; rung 4's fragment latency covered by the
+  // block's other warps on a scheduler (docs/model.md#fragment-round-trips) 12.02 / 13.38 /
+  // 13.86 (15.01) / 9.3. Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 12.03);
+  EXPECT_LE(a.held_out.mape_percent, 13.39);
+  EXPECT_LE(a.held_out_both.mape_percent, 13.87);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.02);
+  EXPECT_LE(a.training_estimated.mape_percent, 11.92);
   EXPECT_LE(ladder_mape, 9.3);
 }
 

@@ -183,15 +183,24 @@ double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_cou
 /// above the previous FFMAs (rung 4: fragment_round_trips = BK / 2 steps of its k loop, each
 /// issuing its LDS and then the FFMAs that need them), beyond the first read after the barrier
 /// (in the tile's overhead):
-///   (R - 1) * (L_shared + lsu_queue_wait_cycles(round_wavefronts / R, l1 bytes per cycle)),
+///   (R - 1) * (max(0, L_shared - covering_issue_cycles)
+///              + lsu_queue_wait_cycles(round_wavefronts / R, l1 bytes per cycle)),
 /// R = round_trips, round_wavefronts = B * warps * shared wavefronts per warp per K tile (stores
 /// included, spread evenly over the steps; B = the wave's blocks per SM): all warps leave the
 /// barrier together and issue a step's reads together, so a read waits the shared latency plus,
-/// on average, half the step's wavefronts of the resident blocks in the L1 queue. 0 for R <= 1.
+/// on average, half the step's wavefronts of the resident blocks in the L1 queue. The latency,
+/// not the queue, is covered by the issue of the block's other warps on the same scheduler
+/// (fragment_covering_issue_cycles); the queue is those warps' own reads. 0 for R <= 1.
 /// Motivated by Nsight Compute on the training case r04-tile2d 128x128x8 t8x8 at 4096^3, see
 /// docs/model.md#fragment-round-trips.
 double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
-                            double l1_bytes_per_cycle);
+                            double l1_bytes_per_cycle, double covering_issue_cycles);
+
+/// Issue cycles that cover one warp's fragment read: the step's instructions of the block's other
+/// warps on its scheduler, (ceil(warps / schedulers) - 1) * instructions_per_warp_tile / R, one
+/// cycle per warp instruction. 0 for R <= 0.
+double fragment_covering_issue_cycles(int warps, int schedulers, double instructions_per_warp_tile,
+                                      int round_trips);
 
 /// Warp instructions one scheduler issues per SM cycle: the measured FFMA rate over the SM
 /// clock, issue_clock_MHz / boost_clock_MHz, at most 1 (H200: 249.7 FLOP per cycle per SM from
