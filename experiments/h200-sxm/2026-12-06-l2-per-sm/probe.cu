@@ -17,27 +17,9 @@
 #include <string>
 #include <vector>
 
-#define CHECK(x)                                                   \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
-  } while (0)
+#include "../probe_common.cuh"
 
 constexpr int kThreads = 1024;
-
-__device__ __forceinline__ unsigned smid() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 template <int kIlp>
 __global__ void __launch_bounds__(kThreads)

@@ -10,7 +10,8 @@
 // the load cannot move up). Data cold (256 MiB written first, which evicts the 60 MiB L2) or warm
 // (the same launch again right after). Per case: cycles per K tile of block 0 (clock64 over the K
 // loop), median of 5 launches, and the clock it ran at (clock64 over %globaltimer).
-// Usage: probe OUT.json
+// Usage: probe OUT.json (on the device: ../2026-12-06-l2-per-sm/run.sh BIN TAG, which writes the
+// context beside it)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,14 +21,7 @@
 #include <set>
 #include <vector>
 
-#define CHECK(x)                                                   \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                                \
-    }                                                              \
-  } while (0)
+#include "../probe_common.cuh"
 
 constexpr int kThreads = 128;
 constexpr int kBm = 64, kBn = 64, kBk = 8;
@@ -35,26 +29,15 @@ constexpr int kK = 4096;
 constexpr int kTiles = kK / kBk;
 constexpr int kDynamicShared = 120 * 1024;
 
-__device__ __forceinline__ unsigned smid() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-__device__ __forceinline__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 template <int kGroups>
 __global__ void __launch_bounds__(kThreads)
-    tile_rounds(const float* a, const float* b, int n, int share_a,
-                float* sink, unsigned* sm_of_block, long long* cycles_ns) {
+    tile_rounds(const float* a, const float* b, int n, int share_a, float* sink,
+                unsigned* sm_of_block, long long* cycles_ns) {
   extern __shared__ float smem[];
-  float* as = smem;             // As[k][m], 8 x 64
+  float* as = smem;              // As[k][m], 8 x 64
   float* bs = smem + kBm * kBk;  // Bs[k][n], 8 x 64
   const int t = threadIdx.x;
-  const int a_row = t / 2, a_col = (t % 2) * 4;   // 64 rows x 2 float4
+  const int a_row = t / 2, a_col = (t % 2) * 4;    // 64 rows x 2 float4
   const int b_row = t / 16, b_col = (t % 16) * 4;  // 8 rows x 16 float4
   const float* a_block = a + static_cast<std::int64_t>(share_a ? 0 : blockIdx.x) * kBm * kK;
   const float* b_block = b + static_cast<std::int64_t>(blockIdx.x) * kBn;
@@ -159,10 +142,10 @@ int main(int argc, char** argv) {
             auto launch = [&] {
               if (groups == 1) {
                 tile_rounds<1><<<blocks, kThreads, kDynamicShared>>>(a, b, n, share_a, sink,
-                                                                    sm_of_block, cycles_ns);
+                                                                     sm_of_block, cycles_ns);
               } else {
                 tile_rounds<2><<<blocks, kThreads, kDynamicShared>>>(a, b, n, share_a, sink,
-                                                                    sm_of_block, cycles_ns);
+                                                                     sm_of_block, cycles_ns);
               }
             };
             launch();
