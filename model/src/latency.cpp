@@ -139,7 +139,7 @@ double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, dou
   if (round_trips <= 1) return 0.0;
   const double queue =
       lsu_queue_wait_cycles(round_shared_wavefronts / round_trips, l1_bytes_per_cycle);
-  return (round_trips - 1) * (std::max(0.0, shared_cycles - covering_issue_cycles) + queue);
+  return queue + (round_trips - 1) * std::max(0.0, shared_cycles + queue - covering_issue_cycles);
 }
 
 double fragment_covering_issue_cycles(int warps, int schedulers, double instructions_per_warp_tile,

@@ -746,15 +746,16 @@ TEST(Latency, FragmentWaitIsPaidOncePerUnhoistedStep) {
   // One round trip (every rung but 4): hoisted, nothing beyond the tile's overhead.
   EXPECT_DOUBLE_EQ(fragment_wait_cycles(1, 4096, 23, 128, 0), 0);
   EXPECT_DOUBLE_EQ(fragment_wait_cycles(0, 4096, 23, 128, 0), 0);
-  // Rung 4 128x128x8 at two blocks per SM: 4 steps, 2 * 8 warps * 136 wavefronts per round:
-  // 3 * (23 + 0.5 * 544 wavefronts * 128 B / 128 B per cycle) = 3 * 295.
-  EXPECT_NEAR(fragment_wait_cycles(4, 2 * 8 * 136, 23, 128, 0), 3 * (23 + 272), 1e-9);
+  // Rung 4 128x128x8 at two blocks per SM, nothing covering: 4 steps, 2 * 8 warps * 136
+  // wavefronts per round, Q = 0.5 * 544 wavefronts * 128 B / 128 B per cycle = 272: the first
+  // step's queue, then 3 * (23 + 272).
+  EXPECT_NEAR(fragment_wait_cycles(4, 2 * 8 * 136, 23, 128, 0), 272 + 3 * (23 + 272), 1e-9);
   // Alone on the SM the queue halves; without an L1 rate only the latency remains.
-  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128, 0), 3 * (23 + 136), 1e-9);
+  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128, 0), 136 + 3 * (23 + 136), 1e-9);
   EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 0, 0), 3 * 23, 1e-12);
 }
 
-TEST(Latency, OtherWarpsCoverTheFragmentLatencyNotTheQueue) {
+TEST(Latency, OtherWarpsCoverTheLaterStepsButNotTheFirstBurst) {
   // 8 warps on 4 schedulers: each warp's read is covered by one other warp's step,
   // 600 instructions per K tile / 4 steps = 150 issue cycles.
   EXPECT_DOUBLE_EQ(fragment_covering_issue_cycles(8, 4, 600, 4), 150);
@@ -763,9 +764,13 @@ TEST(Latency, OtherWarpsCoverTheFragmentLatencyNotTheQueue) {
   EXPECT_DOUBLE_EQ(fragment_covering_issue_cycles(8, 4, 600, 0), 0);
   // 32 warps (8 per scheduler), 16 steps of 40 instructions: 7 * 40 = 280 cycles.
   EXPECT_DOUBLE_EQ(fragment_covering_issue_cycles(32, 4, 640, 16), 280);
-  // Covered latency: only the queue is left; partly covered: the rest of the latency.
-  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128, 150), 3 * 136, 1e-9);
-  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128, 20), 3 * (3 + 136), 1e-9);
+  // Latency and queue covered (23 + 136 <= 200): only the first step's queue is left.
+  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128, 200), 136, 1e-9);
+  // Partly covered: 3 * (23 + 136 - 150) after the first step's 136.
+  EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 128, 150), 136 + 3 * 9, 1e-9);
+  // More cover never costs more.
+  EXPECT_LE(fragment_wait_cycles(4, 8 * 136, 23, 128, 150),
+            fragment_wait_cycles(4, 8 * 136, 23, 128, 20));
   EXPECT_NEAR(fragment_wait_cycles(4, 8 * 136, 23, 0, 150), 0, 1e-12);
 }
 
@@ -778,9 +783,12 @@ TEST(Predict, Rung4WaitsForItsFragmentStepsPerWave) {
   const double shared = two.latencies.shared_memory_cycles;
   const double l1_per_cycle =
       two.ceilings.shared_memory_GBps.value() * 1e9 / 132 / (two.ceilings.boost_clock_MHz * 1e6);
-  // 8 warps: one other warp per scheduler covers each read's latency with its step (about 150
-  // issue cycles, well over the shared latency, so only the queue is left).
-  const double covering = fragment_covering_issue_cycles(8, 4, two.anatomy.instructions(), 4);
+  // 8 warps: one other warp per scheduler covers each later step with its own, the model's issue
+  // cycles per warp per K tile over the 4 steps.
+  const double issue_cycles =
+      warp_issue_cycles(two.anatomy.ffma, two.anatomy.instructions(), ffma_issue_cycles(h200().sm),
+                        issue_per_cycle(two.ceilings));
+  const double covering = fragment_covering_issue_cycles(8, 4, issue_cycles, 4);
   ASSERT_GT(covering, shared);
   const double wait_two = fragment_wait_cycles(4, 2 * 8 * 200, shared, l1_per_cycle, covering);
   const double wait_one = fragment_wait_cycles(4, 8 * 200, shared, l1_per_cycle, covering);

@@ -184,13 +184,15 @@ TEST(ModelAccuracyH200, MapeOnTrainingAndHeldOut) {
   // shared reads and K loop as their SASS issues them (A's rows by LDS.128; docs/model.md#the-
   // data-path) 12.07 / 13.43 / 13.87 (15.04) / 9.2; rung 4's fragment latency covered by the
   // block's other warps on a scheduler (docs/model.md#fragment-round-trips) 12.02 / 13.38 /
-  // 13.86 (15.01) / 9.3. Guards at the level reached:
-  EXPECT_LE(a.training.mape_percent, 12.03);
-  EXPECT_LE(a.held_out.mape_percent, 13.39);
-  EXPECT_LE(a.held_out_both.mape_percent, 13.87);
-  EXPECT_LE(a.held_out_both_estimated.mape_percent, 15.02);
-  EXPECT_LE(a.training_estimated.mape_percent, 11.92);
-  EXPECT_LE(ladder_mape, 9.3);
+  // 13.86 (15.01) / 9.3; its later steps' queue covered too, the first step's burst after the
+  // barrier not 11.72 / 13.11 / 13.47 (14.61) / 9.9 (the ladder set moved the other way).
+  // Guards at the level reached:
+  EXPECT_LE(a.training.mape_percent, 11.73);
+  EXPECT_LE(a.held_out.mape_percent, 13.12);
+  EXPECT_LE(a.held_out_both.mape_percent, 13.48);
+  EXPECT_LE(a.held_out_both_estimated.mape_percent, 14.62);
+  EXPECT_LE(a.training_estimated.mape_percent, 11.62);
+  EXPECT_LE(ladder_mape, 9.95);
 }
 
 // Issue 15: the register estimate against ptxas on the configs it was not fitted on. Goals: mean

@@ -181,18 +181,17 @@ double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_cou
 
 /// Cycles per K tile a block's warps wait for shared-memory fragment reads that are not hoisted
 /// above the previous FFMAs (rung 4: fragment_round_trips = BK / 2 steps of its k loop, each
-/// issuing its LDS and then the FFMAs that need them), beyond the first read after the barrier
-/// (in the tile's overhead):
-///   (R - 1) * (max(0, L_shared - covering_issue_cycles)
-///              + lsu_queue_wait_cycles(round_wavefronts / R, l1 bytes per cycle)),
-/// R = round_trips, round_wavefronts = B * warps * shared wavefronts per warp per K tile (stores
-/// included, spread evenly over the steps; B = the wave's blocks per SM): all warps leave the
-/// barrier together and issue a step's reads together, so a read waits the shared latency plus,
-/// on average, half the step's wavefronts of the resident blocks in the L1 queue. The latency,
-/// not the queue, is covered by the issue of the block's other warps on the same scheduler
-/// (fragment_covering_issue_cycles); the queue is those warps' own reads. 0 for R <= 1.
-/// Motivated by Nsight Compute on the training case r04-tile2d 128x128x8 t8x8 at 4096^3, see
-/// docs/model.md#fragment-round-trips.
+/// issuing its LDS and then the FFMAs that need them):
+///   Q + (R - 1) * max(0, L_shared + Q - covering_issue_cycles),
+/// Q = lsu_queue_wait_cycles(round_wavefronts / R, l1 bytes per cycle), R = round_trips,
+/// round_wavefronts = B * warps * shared wavefronts per warp per K tile (stores included, spread
+/// evenly over the steps; B = the wave's blocks per SM). All warps leave the barrier together and
+/// issue the first step's reads at once: a read waits, on average, half the step's wavefronts of
+/// the resident blocks in the L1 queue (Q), which nothing covers (the first read's latency is in
+/// the tile's overhead). Each later step's read waits L_shared + Q, covered by the issue of the
+/// block's other warps on the same scheduler (fragment_covering_issue_cycles). 0 for R <= 1.
+/// Motivated by Nsight Compute on the training case r04-tile2d 128x128x8 t8x8 at 4096^3 and the
+/// training residuals by warps per scheduler, see docs/model.md#fragment-round-trips.
 double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
                             double l1_bytes_per_cycle, double covering_issue_cycles);
 
