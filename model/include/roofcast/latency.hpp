@@ -195,9 +195,10 @@ double convoy_transfer_cycles(double bytes, const Ceilings& ceilings, int sm_cou
 double fragment_wait_cycles(int round_trips, double round_shared_wavefronts, double shared_cycles,
                             double l1_bytes_per_cycle, double covering_issue_cycles);
 
-/// Issue cycles that cover one warp's fragment read: the step's instructions of the block's other
-/// warps on its scheduler, (ceil(warps / schedulers) - 1) * instructions_per_warp_tile / R, one
-/// cycle per warp instruction. 0 for R <= 0.
+/// Issue cycles that cover one warp's fragment read: the step's issue of the block's other warps
+/// on its scheduler, (ceil(warps / schedulers) - 1) * instructions_per_warp_tile / R, where
+/// instructions_per_warp_tile is a warp's issue cycles per K tile (warp_issue_cycles). 0 for
+/// R <= 0.
 double fragment_covering_issue_cycles(int warps, int schedulers, double instructions_per_warp_tile,
                                       int round_trips);
 
